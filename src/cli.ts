@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+/**
+ * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse.
+ */
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { MarketlensError } from './errors.js';
+import { KeyStore } from './keys/key-store.js';
+import { LookupService, parseAndCheck } from './operations/lookup.js';
+import { getOperation } from './operations/registry.js';
+import { OPERATION_NAMES, type Operation } from './operations/types.js';
+import { buildApp } from './server/app.js';
+import { createHttpClient } from './upstream/create-client.js';
+
+const USAGE = `marketlens — self-hosted product-data API
+
+Usage:
+  marketlens serve                              run the HTTP service (MARKETLENS_HOST/PORT)
+  marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]
+  marketlens keys list                          ids, names, prefixes, status (never the keys)
+  marketlens keys revoke <id|prefix>
+  marketlens lookup <operation> key=value…      run one operation live, print the record
+  marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
+
+Operations: ${OPERATION_NAMES.join(', ')}
+Configuration: MARKETLENS_* environment variables or .env (see README).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(loadConfig());
+    case 'keys':
+      return keys(loadConfig(), rest);
+    case 'lookup':
+      return lookup(loadConfig(), rest);
+    case 'parse':
+      return parse(loadConfig(), rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+async function serve(config: Config): Promise<number> {
+  const keyStore = new KeyStore(config.dataDir, config.apiKeys);
+  if (!keyStore.hasUsableKey()) {
+    // The service never runs open: the first start mints a key and shows it this once (only its hash is stored).
+    const { key } = keyStore.create('generated on first start');
+    process.stdout.write(
+      `\n  No API key was configured, so one was created. It is shown only this once:\n\n      ${key}\n\n` +
+        `  Send it as the x-api-key header. Manage keys with \`marketlens keys\`.\n\n`,
+    );
+  }
+  const app = await buildApp({ config, keys: keyStore });
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.marketlens.state.ready = false;
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
+  return -1; // keep running
+}
+
+function keys(config: Config, args: string[]): number {
+  const store = new KeyStore(config.dataDir, config.apiKeys);
+  const [sub, ...rest] = args;
+  const flag = (name: string) => {
+    const i = rest.indexOf(`--${name}`);
+    return i === -1 ? undefined : rest[i + 1];
+  };
+  if (sub === 'create') {
+    const { key, record } = store.create(flag('name') ?? 'default', {
+      ...(flag('rate') ? { rate_limit: flag('rate') } : {}),
+      ...(flag('daily') ? { daily_quota: Number(flag('daily')) } : {}),
+      ...(flag('monthly') ? { monthly_quota: Number(flag('monthly')) } : {}),
+    });
+    console.log(JSON.stringify({ id: record.id, name: record.name, key }, null, 2));
+    console.error('Store this key now: only its hash is kept.');
+    return 0;
+  }
+  if (sub === 'list') {
+    const rows = store.list().map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: `${k.prefix}…`,
+      source: k.source,
+      status: k.revoked_at ? 'revoked' : 'active',
+      created_at: k.created_at || null,
+      rate_limit: k.rate_limit ?? null,
+    }));
+    console.log(JSON.stringify(rows, null, 2));
+    return 0;
+  }
+  if (sub === 'revoke' && rest[0]) {
+    const k = store.revoke(rest[0]);
+    if (!k) {
+      console.error(`No single stored key matches "${rest[0]}" (use an id or prefix from \`marketlens keys list\`).`);
+      return 1;
+    }
+    console.log(JSON.stringify({ id: k.id, revoked_at: k.revoked_at }));
+    return 0;
+  }
+  console.error('Usage: marketlens keys create|list|revoke <id|prefix>');
+  return 2;
+}
+
+function requireOperation(name: string | undefined): Operation {
+  const op = name === undefined ? undefined : getOperation(name);
+  if (!op) throw new UsageError(`Unknown operation "${name ?? ''}". Operations: ${OPERATION_NAMES.join(', ')}`);
+  return op;
+}
+
+/** `key=value` words → validated operation parameters (same schema and messages as the HTTP route). */
+function operationParams(op: Operation, words: string[], partial = false): Record<string, unknown> {
+  const raw: Record<string, string> = {};
+  for (const w of words) {
+    const eq = w.indexOf('=');
+    if (eq <= 0) throw new UsageError(`Expected key=value, got "${w}"`);
+    raw[w.slice(0, eq)] = w.slice(eq + 1);
+  }
+  const parsed = (partial ? op.params.partial() : op.params).safeParse(raw);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(', ')}: ${i.message}`);
+    throw new UsageError(`Invalid parameters for ${op.name}: ${msg.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+async function lookup(config: Config, args: string[]): Promise<number> {
+  const op = requireOperation(args[0]);
+  const params = operationParams(op, args.slice(1));
+  const http = createHttpClient(config);
+  try {
+    const result = await new LookupService(config, http).run(op, params, { signal: AbortSignal.timeout(config.deadlineMs) });
+    console.log(JSON.stringify(JSON.parse(result.json), null, 2));
+    if (result.missingParts.length > 0) console.error(`Missing parts: ${result.missingParts.join(', ')}`);
+    return 0;
+  } finally {
+    await http.close?.();
+  }
+}
+
+function parse(_config: Config, args: string[]): number {
+  const op = requireOperation(args[0]);
+  const files = args.slice(1).filter((a) => !/^[a-z_]+=/.test(a));
+  const params = operationParams(
+    op,
+    args.slice(1).filter((a) => /^[a-z_]+=/.test(a)),
+    true, // parsing saved files needs no upstream identifiers
+  );
+  if (files.length === 0) throw new UsageError(`Usage: marketlens parse ${op.name} FILE… [key=value…]`);
+  const saved = files.map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+  const record = parseAndCheck(op, op.bodiesFromFiles(saved, params), params);
+  console.log(JSON.stringify(record, null, 2));
+  return 0;
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof ConfigError || e instanceof UsageError) console.error(e.message);
+    else if (e instanceof MarketlensError) console.error(`${e.code}: ${e.message}`);
+    else console.error(e);
+    process.exitCode = e instanceof UsageError ? 2 : 1;
+  },
+);

@@ -1,0 +1,76 @@
+/** Spec 4.3: latest prices per size and condition, from GOAT's `buy_bar_data` web API. */
+import { z } from 'zod';
+import { MarketlensError } from '../../errors.js';
+import { defineOperation } from '../../operations/types.js';
+import { expectOk } from '../../upstream/expect.js';
+import { parseBuyBarData } from './parse.js';
+import { RESALE_B_COUNTRIES, pricesRecordSchema, type ResaleBCountry } from './schema.js';
+
+export const GOAT_ORIGIN = 'https://www.goat.com';
+
+const params = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .regex(/^\d{1,12}$/, 'must be the numeric product template id, e.g. 1341930')
+      .describe('Numeric GOAT product template id (as on the product page), e.g. `1341930`'),
+    country: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .pipe(z.enum(['US', 'UK', 'FR'], { error: 'must be one of US, UK, FR' }))
+      .default('US')
+      .describe('Country whose prices and currency to show: US (USD), UK (GBP), FR (EUR)'),
+  })
+  .strict();
+
+export const resaleBPrices = defineOperation({
+  name: 'resale-b.prices',
+  marketplace: 'resale-b',
+  path: '/api/v1/scraper/resale-b/prices',
+  summary: 'Latest prices per size and condition (GOAT)',
+  description:
+    'One entry per size × shoe condition × box condition, exactly as GOAT\'s `buy_bar_data` web API returns it ' +
+    '(camelCase; `amount` is omitted where GOAT has no price). `country=UK` is sent to GOAT as `GB` with GBP.',
+  params,
+  record: pricesRecordSchema,
+  cacheClass: 'prices',
+  example: {
+    params: { query: '1341930', country: 'US' },
+    response: [
+      {
+        sizeOption: { value: 10, presentation: '10' },
+        stockStatus: 'not_in_stock',
+        boxCondition: 'good_condition',
+        shoeCondition: 'new_no_defects',
+        lowestPriceCents: { currency: 'USD' },
+        lastSoldPriceCents: { currency: 'USD', amount: 15400, amountUsdCents: 15400 },
+        instantShipLowestPriceCents: { currency: 'USD' },
+      },
+    ],
+  },
+  async fetch(ctx, p) {
+    const { countryCode, currency } = RESALE_B_COUNTRIES[p.country as ResaleBCountry];
+    const url = `${GOAT_ORIGIN}/web-api/v1/product_variants/buy_bar_data?productTemplateId=${p.query}&countryCode=${countryCode}`;
+    const res = await ctx.http.request(
+      {
+        url,
+        expect: 'json',
+        label: 'buy_bar_data',
+        // The site sets the currency from cookies alongside countryCode (notes §6).
+        headers: { cookie: `country=${countryCode}; currency=${currency}` },
+      },
+      ctx,
+    );
+    expectOk(res, 'resale-b', `product template ${p.query}`);
+    return res.body;
+  },
+  parse(body: string) {
+    return parseBuyBarData(body);
+  },
+  bodiesFromFiles(files) {
+    if (files.length !== 1) throw new MarketlensError('invalid_parameter', 'resale-b.prices parses exactly one buy_bar_data JSON file');
+    return files[0]!.text;
+  },
+});

@@ -1,0 +1,81 @@
+/**
+ * Runs one operation: upstream fetch, then parse, then the record check. The cache layer wraps `fetchAndParse`;
+ * routes and the CLI both go through `LookupService.run`, so they answer identically.
+ */
+import type { Config } from '../config.js';
+import { MarketlensError, upstreamChanged } from '../errors.js';
+import type { HttpClient } from '../upstream/http-client.js';
+import type { Operation } from './types.js';
+
+export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
+
+export interface LookupResult {
+  /** The record, serialised once: cached answers are sent as these bytes. */
+  json: string;
+  /** When the upstream fetch happened (ms since epoch). */
+  fetchedAt: number;
+  cache: CacheStatus;
+  /** Timings of this request's own work (absent on cache hits). */
+  upstreamMs?: number;
+  parseMs?: number;
+  /** Record parts left null because their source failed. */
+  missingParts: string[];
+}
+
+export interface LookupOptions {
+  /** The lookup's one deadline. */
+  signal: AbortSignal;
+  /** Oldest cached answer the caller accepts, in seconds; 0 forces a live fetch. */
+  maxAgeSeconds?: number;
+}
+
+export class LookupService {
+  constructor(
+    private readonly config: Config,
+    private readonly http: HttpClient,
+  ) {}
+
+  async run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+    return this.fetchAndParse(op, params, opts.signal);
+  }
+
+  /** The uncached path: fetch every upstream body, parse, check the record against the spec schema. */
+  async fetchAndParse(op: Operation, params: Record<string, unknown>, signal: AbortSignal): Promise<LookupResult> {
+    const t0 = performance.now();
+    const bodies = await op.fetch({ http: this.http, marketplace: op.marketplace, signal, config: this.config }, params);
+    const fetchedAt = Date.now();
+    const t1 = performance.now();
+    const record = parseAndCheck(op, bodies, params);
+    const json = JSON.stringify(record);
+    const t2 = performance.now();
+    return {
+      json,
+      fetchedAt,
+      cache: 'miss',
+      upstreamMs: t1 - t0,
+      parseMs: t2 - t1,
+      missingParts: op.missingParts?.(bodies) ?? [],
+    };
+  }
+}
+
+/**
+ * Parses bodies and checks the record against the operation's spec schema: a parser that produced a wrong shape
+ * means upstream changed under it, never a 500 and never a silently wrong record.
+ */
+export function parseAndCheck(op: Operation, bodies: unknown, params: Record<string, unknown>): unknown {
+  let record: unknown;
+  try {
+    record = op.parse(bodies, params);
+  } catch (e) {
+    if (e instanceof MarketlensError) throw e;
+    // A parser tripping over an unexpected shape (TypeError on a missing node, bad JSON) is a format change.
+    throw upstreamChanged(op.marketplace, `${op.name} parser failed: ${(e as Error).message}`);
+  }
+  const checked = op.record.safeParse(record);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw upstreamChanged(op.marketplace, `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return record;
+}

@@ -1,0 +1,69 @@
+/**
+ * An operation is data: its parameters, record schema, upstream plan and parser. Routes, OpenAPI, the CLI and tests
+ * are generated from the registry of operations (src/operations/registry.ts).
+ */
+import type { z } from 'zod';
+import type { Config } from '../config.js';
+import type { Marketplace } from '../marketplaces/catalog.js';
+import type { HttpClient } from '../upstream/http-client.js';
+
+export const OPERATION_NAMES = [
+  'watchmarket.finder',
+  'watchmarket.search',
+  'resale-a.search',
+  'resale-a.product',
+  'resale-b.prices',
+  'resale-b.product',
+  'sportswear.product',
+  'electronics.product',
+] as const;
+export type OperationName = (typeof OPERATION_NAMES)[number];
+
+/** Which TTL applies (CONTRACT: prices 60 s, products 15 min, searches 5 min, finder 24 h by default). */
+export type CacheClass = 'prices' | 'products' | 'searches' | 'finder';
+
+export interface FetchContext {
+  http: HttpClient;
+  marketplace: Marketplace;
+  /** The lookup's one deadline. */
+  signal: AbortSignal;
+  config: Config;
+}
+
+/** A saved upstream response given to `marketlens parse`: the file's path and its text. */
+export interface SavedFile {
+  path: string;
+  text: string;
+}
+
+export interface Operation<P = any, B = any, R = any> {
+  name: OperationName;
+  marketplace: Marketplace;
+  /** Canonical route path (spec §4), under the neutral marketplace word. */
+  path: string;
+  summary: string;
+  /** Markdown for the OpenAPI description: inputs accepted, upstream used, notable behaviour. */
+  description: string;
+  /** Query-string parameters (strict: unknown ones are rejected). `max_age` is added by the route layer. */
+  params: z.ZodObject<any>;
+  /** The record (spec §2), used for OpenAPI and to validate parser output. */
+  record: z.ZodType<R>;
+  cacheClass: CacheClass;
+  /** Example parameters and a response for the OpenAPI document. */
+  example?: { params: Record<string, string>; response: unknown };
+  /** Fetches every upstream body the parser needs. Never parses beyond what is needed to plan further requests. */
+  fetch(ctx: FetchContext, params: P): Promise<B>;
+  /** Pure: upstream bodies → record. Throws MarketlensError (upstream_changed / not_found) when it cannot. */
+  parse(bodies: B, params: P): R;
+  /** Names of record parts left null because their source failed (partial answers), if the operation has parts. */
+  missingParts?(bodies: B): string[];
+  /** `marketlens parse`: turns saved upstream files into the bodies `parse` takes. */
+  bodiesFromFiles(files: SavedFile[], params: P): B;
+}
+
+/** Identity helper that keeps an operation's parameter, body and record types tied together. */
+export function defineOperation<S extends z.ZodObject<any>, B, R>(
+  op: Operation<z.output<S>, B, R> & { params: S },
+): Operation<z.output<S>, B, R> {
+  return op;
+}

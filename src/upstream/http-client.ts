@@ -1,0 +1,44 @@
+/**
+ * The seam between operations and the network. Operations describe requests with the real marketplace URLs; an
+ * HttpClient enforces the marketplace's host allowlist, applies origin overrides, deadlines, retries and block
+ * detection, and returns the answer. It knows nothing of records.
+ */
+import type { Marketplace } from '../marketplaces/catalog.js';
+
+export interface UpstreamRequest {
+  /** Absolute URL on the real marketplace (https://www.goat.com/…); origin overrides are applied by the client. */
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** What the caller can parse: a JSON API answering HTML is a block, not data. */
+  expect: 'json' | 'html';
+  /** Short name of the request in logs, metrics and HAR comments, e.g. `buy_bar_data`. */
+  label?: string;
+  /** GraphQL operation name, used to match HAR replays. */
+  operationName?: string;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  /** Final URL after redirects, in real-marketplace form (origin overrides undone). */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface RequestContext {
+  marketplace: Marketplace;
+  /** The lookup's one deadline: every attempt, retry and fallback spends from it. */
+  signal: AbortSignal;
+}
+
+export interface HttpClient {
+  /**
+   * Performs one logical request. Resolves with any non-blocked answer, including 404 and other 4xx, so the
+   * operation decides what a status means; rejects with a MarketlensError for network failures, timeouts,
+   * bot challenges and 5xx after retries.
+   */
+  request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse>;
+  close?(): Promise<void>;
+}

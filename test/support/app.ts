@@ -1,0 +1,31 @@
+/** Builds an app for HTTP tests: a temp data dir, one known key, marketplaces pointed at fake upstreams. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildApp, type AppDeps } from '../../src/server/app.js';
+
+export const TEST_KEY = 'ml_test_key_for_http_tests_0123456789';
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'marketlens-test-')),
+    MARKETLENS_API_KEYS: TEST_KEY,
+    MARKETLENS_LOG_LEVEL: 'silent',
+    MARKETLENS_DEADLINE_MS: '5000',
+    ...env,
+  });
+}
+
+export async function testApp(env: Record<string, string> = {}, deps: Partial<AppDeps> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ config: testConfig(env), ...deps });
+  await app.ready();
+  return app;
+}
+
+/** Headers with the test key. */
+export const auth = { 'x-api-key': TEST_KEY };
+
+/** The captures beside the repo; undefined (with a visible notice) when absent outside CI. */
+export { sharedDir } from './shared.js';
