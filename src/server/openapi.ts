@@ -58,7 +58,7 @@ export function problemResponses(_op: Operation): Record<number, z.ZodType> {
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'marketlens',
         version,

@@ -1,0 +1,181 @@
+/**
+ * The `marketlens` binary as a user runs it: serve (first start prints a key once), keys, lookup, parse.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeUpstream } from './support/fake-upstream.js';
+import { sharedAvailable, sharedDir } from './support/shared.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const CLI = join(ROOT, 'src/cli.ts');
+
+/** Environment without any MARKETLENS_* of the developer's shell, plus the given variables. */
+function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
+  return { ...clean, MARKETLENS_LOG_LEVEL: 'warn', ...extra };
+}
+
+function run(args: string[], extra: Record<string, string> = {}) {
+  const r = spawnSync(TSX, [CLI, ...args], { env: env(extra), encoding: 'utf8', timeout: 60_000, cwd: tmpdir() });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Like run, but without blocking this process (needed when the fake upstream lives in this process). */
+function runAsync(args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(TSX, [CLI, ...args], { env: env(extra), cwd: tmpdir() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += String(d)));
+  child.stderr.on('data', (d) => (stderr += String(d)));
+  return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr })));
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** Starts `marketlens serve`, resolves once it listens, with everything it printed so far. */
+async function serve(extra: Record<string, string>): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
+  const child = spawn(TSX, [CLI, 'serve'], { env: env({ MARKETLENS_LOG_LEVEL: 'info', ...extra }), cwd: tmpdir() });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const deadline = Date.now() + 30_000;
+  while (!/Server listening/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, out: () => out, exited };
+}
+
+describe('marketlens serve', () => {
+  const goat = new FakeUpstream();
+  beforeAll(() => goat.start());
+  afterAll(() => goat.stop());
+
+  it('prints a generated key once on first start, serves lookups with it, and exits 0 on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-cli-'));
+    const port = await freePort();
+    goat.serve('/web-api/v1/product_variants/buy_bar_data', [
+      {
+        sizeOption: { presentation: '8', value: 8 },
+        shoeCondition: 'new_no_defects',
+        boxCondition: 'good_condition',
+        lowestPriceCents: { currency: 'USD', amount: 9900, amountUsdCents: 9900 },
+        instantShipLowestPriceCents: { currency: 'USD' },
+        lastSoldPriceCents: { currency: 'USD', amount: 9000, amountUsdCents: 9000 },
+        stockStatus: 'single_in_stock',
+      },
+    ]);
+    const vars = { MARKETLENS_DATA_DIR: dataDir, MARKETLENS_PORT: String(port), MARKETLENS_HOST: '127.0.0.1', MARKETLENS_RESALE_B_ORIGIN: goat.origin };
+
+    const first = await serve(vars);
+    const key = first.out().match(/\b(ml_[A-Za-z0-9_-]{43})\b/)?.[1];
+    expect(key, first.out()).toBeDefined();
+    expect(readFileSync(join(dataDir, 'keys.json'), 'utf8')).not.toContain(key!);
+    const base = `http://127.0.0.1:${port}`;
+    const ok = await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`, { headers: { 'x-api-key': key! } });
+    expect(ok.status).toBe(200);
+    expect((await ok.json())[0].sizeOption).toEqual({ presentation: '8', value: 8 });
+    expect((await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`)).status).toBe(401);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.out()).not.toContain(`"${key}`); // the key is never part of a log line
+
+    const second = await serve(vars);
+    expect(second.out()).not.toMatch(/ml_[A-Za-z0-9_-]{43}/);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 90_000);
+});
+
+describe('marketlens keys', () => {
+  it('creates, lists (without key material) and revokes keys', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-cli-'));
+    const created = run(['keys', 'create', '--name', 'alice', '--rate', '600/min'], { MARKETLENS_DATA_DIR: dataDir });
+    expect(created.code).toBe(0);
+    const { id, key } = JSON.parse(created.stdout);
+    expect(key).toMatch(/^ml_/);
+    const listed = run(['keys', 'list'], { MARKETLENS_DATA_DIR: dataDir });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, name: 'alice', status: 'active', rate_limit: '600/min' })]);
+    expect(run(['keys', 'revoke', id], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(0);
+    expect(JSON.parse(run(['keys', 'list'], { MARKETLENS_DATA_DIR: dataDir }).stdout)[0].status).toBe('revoked');
+    expect(run(['keys', 'revoke', 'nope'], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(1);
+  }, 60_000);
+});
+
+describe('marketlens lookup / parse', () => {
+  const goat = new FakeUpstream();
+  beforeAll(() => goat.start());
+  afterAll(() => goat.stop());
+
+  it('lookup runs one operation live and prints the record', async () => {
+    goat.serve('/web-api/v1/product_variants/buy_bar_data', [
+      {
+        sizeOption: { presentation: '11', value: 11 },
+        shoeCondition: 'used',
+        boxCondition: 'no_original_box',
+        lowestPriceCents: { currency: 'EUR', amount: 12000, amountUsdCents: 13000 },
+        instantShipLowestPriceCents: { currency: 'EUR' },
+        lastSoldPriceCents: { currency: 'EUR', amount: 11000, amountUsdCents: 11900 },
+        stockStatus: 'single_in_stock',
+      },
+    ]);
+    const r = await runAsync(['lookup', 'resale-b.prices', 'query=1341930', 'country=FR'], { MARKETLENS_RESALE_B_ORIGIN: goat.origin, MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'ml-')) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)[0].lowestPriceCents).toEqual({ currency: 'EUR', amount: 12000, amountUsdCents: 13000 });
+    expect(goat.requests.at(-1)!.query.get('countryCode')).toBe('FR');
+    const bad = run(['lookup', 'resale-b.prices', 'query=1', 'country=DE']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('country');
+    expect(run(['lookup', 'no.such-op']).stderr).toContain('Unknown operation');
+  }, 60_000);
+
+  it('parse fails with a clear message and non-zero exit on a payload it cannot parse', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ml-')), 'bad.json');
+    writeFileSync(file, '{"not":"an array"}');
+    const r = run(['parse', 'resale-b.prices', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('upstream_changed');
+  }, 30_000);
+
+  describe.skipIf(!sharedAvailable)('on the real capture', () => {
+    it('parse resale-b.prices prints every §2.3 field, omitting amount exactly where upstream has none', () => {
+      const capture = sharedDir('goat/dewuapiparser_goat_1341930_buy_bar_data.json');
+      const r = run(['parse', 'resale-b.prices', capture]);
+      expect(r.code, r.stderr).toBe(0);
+      const entries = JSON.parse(r.stdout);
+      const upstream = JSON.parse(readFileSync(capture, 'utf8'));
+      expect(entries).toHaveLength(upstream.length);
+      entries.forEach((e: any, i: number) => {
+        expect(Object.keys(e).sort()).toEqual(
+          ['boxCondition', 'instantShipLowestPriceCents', 'lastSoldPriceCents', 'lowestPriceCents', 'shoeCondition', 'sizeOption', 'stockStatus'],
+        );
+        expect(typeof e.sizeOption.value).toBe('number');
+        expect(typeof e.sizeOption.presentation).toBe('string');
+        for (const k of ['stockStatus', 'boxCondition', 'shoeCondition']) expect(typeof e[k]).toBe('string');
+        expect(Number.isInteger(e.lastSoldPriceCents.amount)).toBe(true);
+        expect(Number.isInteger(e.lastSoldPriceCents.amountUsdCents)).toBe(true);
+        for (const k of ['lowestPriceCents', 'instantShipLowestPriceCents', 'lastSoldPriceCents']) {
+          expect(typeof e[k].currency).toBe('string');
+          expect('amount' in e[k]).toBe('amount' in upstream[i][k]);
+          if ('amount' in e[k]) expect(e[k].amount).toBe(upstream[i][k].amount);
+        }
+      });
+      // The capture has both kinds: priced and unpriced instant-ship entries.
+      expect(entries.some((e: any) => !('amount' in e.instantShipLowestPriceCents))).toBe(true);
+    }, 30_000);
+  });
+});
