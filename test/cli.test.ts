@@ -86,7 +86,7 @@ describe('marketlens serve', () => {
     const base = `http://127.0.0.1:${port}`;
     const ok = await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`, { headers: { 'x-api-key': key! } });
     expect(ok.status).toBe(200);
-    expect((await ok.json())[0].sizeOption).toEqual({ presentation: '8', value: 8 });
+    expect(((await ok.json()) as any[])[0].sizeOption).toEqual({ presentation: '8', value: 8 });
     expect((await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`)).status).toBe(401);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
