@@ -1,0 +1,94 @@
+/** Spec 4.7: product details from the Nike product page (`__NEXT_DATA__`). */
+import { z } from 'zod';
+import { MarketlensError, isMarketlensError } from '../../errors.js';
+import { defineOperation } from '../../operations/types.js';
+import { expectOk } from '../../upstream/expect.js';
+import { parseProductPage } from './parse.js';
+import { resolveProductTarget, styleColorOfUrl } from './product-url.js';
+import { productSchema } from './schema.js';
+import { acceptLanguage, normaliseCountry } from './storefronts.js';
+
+/** What `fetch` hands to `parse`: the page and the URL it finally came from. */
+export interface ProductPageBodies {
+  html: string;
+  /** Final URL after redirects (real host), or null for a saved file. */
+  url: string | null;
+}
+
+/** Runs the same resolution as `fetch`, so a bad query or country is a 400 before any upstream request. */
+function checkQuery(query: string, ctx: z.RefinementCtx): void {
+  try {
+    resolveProductTarget(query);
+  } catch (e) {
+    if (!isMarketlensError(e) || !e.errors?.[0]) throw e;
+    ctx.addIssue({ code: 'custom', message: e.errors[0].message });
+  }
+}
+
+const params = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .superRefine(checkQuery)
+      .describe(
+        'Nike product page URL, e.g. `https://www.nike.com/fr/t/chaussure-dunk-low-retro-pour-xxxxxx/DD1391-100` ' +
+          '(its path sets country and language), or a bare style-colour code such as `DD1391-100`',
+      ),
+    country: z
+      .string()
+      .trim()
+      .refine((c) => normaliseCountry(c) !== undefined, 'must be an ISO 3166-1 alpha-2 country code such as US, GB, FR, DE, JP')
+      .optional()
+      .describe('Storefront country for a bare style-colour (ISO 3166-1 alpha-2, `UK` = GB); default US. With a URL it must match the URL'),
+  })
+  .strict();
+
+export const sportswearProduct = defineOperation({
+  name: 'sportswear.product',
+  marketplace: 'sportswear',
+  path: '/api/v1/scraper/sportswear/product',
+  summary: 'Product details (Nike)',
+  description:
+    'The colourway named by the URL\'s (or the code\'s) style-colour, from the product page\'s `__NEXT_DATA__`: ' +
+    'its product group\'s entry (falling back to the page\'s selected product when it is that colourway). ' +
+    'Text comes in the storefront\'s language, prices in its currency. A bare code is fetched as ' +
+    '`https://www.nike.com/{country}/t/-/{STYLE-COLOR}`, which Nike redirects to the product page. ' +
+    '`sizes[].status` ACTIVE does not mean in stock. `gender` is null: the page carries gender strings, not the ' +
+    'integer the spec shows. A code the page does not list answers 404.',
+  params,
+  record: productSchema,
+  cacheClass: 'products',
+  async fetch(ctx, p) {
+    const target = resolveProductTarget(p.query, p.country);
+    const res = await ctx.http.request(
+      {
+        url: target.pageUrl,
+        expect: 'html',
+        label: 'product_page',
+        headers: {
+          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+          'accept-language': acceptLanguage(target.country, target.language),
+        },
+      },
+      ctx,
+    );
+    expectOk(res, 'sportswear', `product ${target.styleColor}`);
+    // Nike sends a code it does not know to some other page (home, a listing): not a product.
+    if (styleColorOfUrl(res.url) === undefined) {
+      throw new MarketlensError('not_found', `sportswear has no product ${target.styleColor} (redirected to ${new URL(res.url).pathname})`);
+    }
+    return { html: res.body, url: res.url } satisfies ProductPageBodies;
+  },
+  parse(bodies: ProductPageBodies, p) {
+    const styleColor = p.query ? resolveProductTarget(p.query, p.country).styleColor : bodies.url ? styleColorOfUrl(bodies.url) : undefined;
+    return parseProductPage(bodies.html, styleColor);
+  },
+  bodiesFromFiles(files) {
+    if (files.length !== 1) {
+      throw new MarketlensError('invalid_parameter', 'sportswear.product parses exactly one saved product page (HTML)');
+    }
+    return { html: files[0]!.text, url: null };
+  },
+});
