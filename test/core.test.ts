@@ -49,6 +49,7 @@ describe('service core', () => {
   const goat = new FakeUpstream();
   let app: FastifyInstance;
   const logs: string[] = [];
+  const buyBarRequest = () => goat.requests.filter((r) => r.path === BUY_BAR).at(-1)!;
 
   beforeAll(async () => {
     await goat.start();
@@ -77,9 +78,10 @@ describe('service core', () => {
     const entries = JSON.parse(res.body);
     expect(entries).toEqual(buyBar.map((e) => ({ ...e })));
     expect('amount' in entries[1].lowestPriceCents).toBe(false);
-    expect(goat.requests).toHaveLength(1);
-    expect(goat.requests[0]!.query.get('productTemplateId')).toBe('1341930');
-    expect(goat.requests[0]!.query.get('countryCode')).toBe('US');
+    // The fetch layer may warm up a session on the home page first; the API itself is called once.
+    expect(goat.count(BUY_BAR)).toBe(1);
+    expect(buyBarRequest().query.get('productTemplateId')).toBe('1341930');
+    expect(buyBarRequest().query.get('countryCode')).toBe('US');
     expect(res.headers['x-cache']).toBe('miss');
     expect(res.headers['server-timing']).toMatch(/upstream;dur=[\d.]+, parse;dur=[\d.]+/);
     expect(new Date(String(res.headers['last-modified'])).getTime()).toBeGreaterThan(Date.now() - 60_000);
@@ -90,7 +92,7 @@ describe('service core', () => {
     goat.serve(BUY_BAR, buyBar);
     const res = await app.inject({ url: '/api/v1/scraper/goat/prices?query=42&country=uk', headers: auth });
     expect(res.statusCode).toBe(200);
-    expect(goat.requests[0]!.query.get('countryCode')).toBe('GB');
+    expect(buyBarRequest().query.get('countryCode')).toBe('GB');
   });
 
   it('rejects a missing key with 401 missing_api_key and an unknown key with 401 invalid_api_key', async () => {
