@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse.
+ * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record, and --replay.
  */
-import { readFileSync } from 'node:fs';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { readFileSync, renameSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { ConfigError, loadConfig as loadConfigFrom, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
 import { KeyStore } from './keys/key-store.js';
 import { LookupService, parseAndCheck } from './operations/lookup.js';
@@ -11,6 +12,7 @@ import { getOperation } from './operations/registry.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
 import { buildApp } from './server/app.js';
 import { createHttpClient } from './upstream/create-client.js';
+import { HarRecorder } from './upstream/har.js';
 
 const USAGE = `marketlens — self-hosted product-data API
 
@@ -21,11 +23,18 @@ Usage:
   marketlens keys revoke <id|prefix>
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
+  marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
+
+Global flag:
+  --replay FILE.har                             answer upstream requests from a HAR file instead of the network
 
 Operations: ${OPERATION_NAMES.join(', ')}
 Configuration: MARKETLENS_* environment variables or .env (see README).`;
 
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  const { argv, replay } = takeReplayFlag(args);
+  // `--replay FILE.har` is the same setting as MARKETLENS_REPLAY, validated by the one config loader.
+  const loadConfig = () => loadConfigFrom(replay === undefined ? readEnv() : { ...readEnv(), MARKETLENS_REPLAY: replay });
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
@@ -36,6 +45,8 @@ async function main(argv: string[]): Promise<number> {
       return lookup(loadConfig(), rest);
     case 'parse':
       return parse(loadConfig(), rest);
+    case 'record':
+      return record(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
@@ -163,6 +174,41 @@ function parse(_config: Config, args: string[]): number {
   const record = parseAndCheck(op, op.bodiesFromFiles(saved, params), params);
   console.log(JSON.stringify(record, null, 2));
   return 0;
+}
+
+/**
+ * `--replay FILE.har` anywhere on the line: every command (lookup, serve) then reads upstream answers from the HAR.
+ */
+function takeReplayFlag(args: string[]): { argv: string[]; replay?: string } {
+  const i = args.indexOf('--replay');
+  if (i === -1) return { argv: args };
+  const file = args[i + 1];
+  if (!file) throw new UsageError('--replay needs a HAR file: --replay FILE.har');
+  return { argv: [...args.slice(0, i), ...args.slice(i + 2)], replay: file };
+}
+
+/** `marketlens record <operation> key=value… [--out FILE.har]`: a live lookup whose upstream exchanges are saved. */
+async function record(config: Config, args: string[]): Promise<number> {
+  const outAt = args.indexOf('--out');
+  const out = outAt === -1 ? undefined : args[outAt + 1];
+  if (outAt !== -1 && !out) throw new UsageError('--out needs a file name: --out lookup.har');
+  const words = outAt === -1 ? args : [...args.slice(0, outAt), ...args.slice(outAt + 2)];
+  const op = requireOperation(words[0]);
+  const params = operationParams(op, words.slice(1));
+  const recorder = new HarRecorder(out ? dirname(resolvePath(out)) : (config.recordDir ?? '.'));
+  const http = createHttpClient(config, undefined, { recorder });
+  try {
+    const result = await new LookupService(config, http).run(op, params, { signal: AbortSignal.timeout(config.deadlineMs) });
+    console.log(JSON.stringify(JSON.parse(result.json), null, 2));
+    return 0;
+  } finally {
+    await http.close?.();
+    // Saved even when the lookup failed: a HAR of what upstream said is what a parser fix starts from.
+    const [file] = recorder.files;
+    if (file && out) renameSync(file, out);
+    if (file) console.error(`Saved upstream exchanges to ${out ?? file}`);
+    else console.error('No upstream exchange completed; nothing was saved.');
+  }
 }
 
 class UsageError extends Error {}

@@ -78,6 +78,16 @@ const globalShape = {
   /** One deadline for a whole lookup, from route to socket (ms). */
   MARKETLENS_DEADLINE_MS: int(100, 300_000).default(25_000),
   MARKETLENS_MAX_BODY_BYTES: int(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
+  /** Upstream attempts per fetch tier (first included) and the first backoff; backoff doubles with jitter. */
+  MARKETLENS_RETRY_ATTEMPTS: int(1, 10).default(3),
+  MARKETLENS_RETRY_BASE_MS: int(0, 60_000).default(250),
+  /** Per-attempt upstream timeout when a marketplace sets none (ms); the lookup deadline bounds it too. */
+  MARKETLENS_ATTEMPT_TIMEOUT_MS: int(100, 300_000).default(10_000),
+  /** Circuit breaker: consecutive failed lookups that open a marketplace's circuit, and how long it stays open. */
+  MARKETLENS_BREAKER_THRESHOLD: int(1, 10_000).default(5),
+  MARKETLENS_BREAKER_COOLDOWN_MS: int(100, 3_600_000).default(30_000),
+  /** How long a failing proxy rests before it is used again (ms). */
+  MARKETLENS_PROXY_REST_MS: int(0, 3_600_000).default(60_000),
   MARKETLENS_TTL_PRICES: int(0, 31_536_000).default(60),
   MARKETLENS_TTL_PRODUCTS: int(0, 31_536_000).default(900),
   MARKETLENS_TTL_SEARCHES: int(0, 31_536_000).default(300),
@@ -140,6 +150,10 @@ export interface Config {
   metricsPublic: boolean;
   deadlineMs: number;
   maxBodyBytes: number;
+  retry: { attempts: number; baseMs: number };
+  attemptTimeoutMs: number;
+  breaker: { threshold: number; cooldownMs: number };
+  proxyRestMs: number;
   ttl: { prices: number; products: number; searches: number; finder: number };
   staleIfErrorSeconds: number;
   cacheMaxBytes: number;
@@ -211,6 +225,10 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     metricsPublic: e.MARKETLENS_METRICS_PUBLIC,
     deadlineMs: e.MARKETLENS_DEADLINE_MS,
     maxBodyBytes: e.MARKETLENS_MAX_BODY_BYTES,
+    retry: { attempts: e.MARKETLENS_RETRY_ATTEMPTS, baseMs: e.MARKETLENS_RETRY_BASE_MS },
+    attemptTimeoutMs: e.MARKETLENS_ATTEMPT_TIMEOUT_MS,
+    breaker: { threshold: e.MARKETLENS_BREAKER_THRESHOLD, cooldownMs: e.MARKETLENS_BREAKER_COOLDOWN_MS },
+    proxyRestMs: e.MARKETLENS_PROXY_REST_MS,
     ttl: {
       prices: e.MARKETLENS_TTL_PRICES,
       products: e.MARKETLENS_TTL_PRODUCTS,

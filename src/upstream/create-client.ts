@@ -1,9 +1,38 @@
+import pino from 'pino';
 import type { Config } from '../config.js';
+import type { BrowserFetcher } from './browser.js';
+import { HarRecorder, HarReplayClient } from './har.js';
 import type { HttpClient } from './http-client.js';
+import { ImpitHttpClient, type UpstreamLogger } from './impit-client.js';
 import type { UpstreamObserver } from './observer.js';
-import { PlainHttpClient } from './plain-client.js';
 
-/** The HttpClient the configuration asks for; the one place the service and the CLI get theirs. */
-export function createHttpClient(config: Config, observer?: UpstreamObserver): HttpClient {
-  return new PlainHttpClient(config, observer);
+export interface CreateClientOptions {
+  /** The browser tier's implementation (none yet: the tier is skipped with a log line). */
+  browser?: BrowserFetcher;
+  /** Records lookups as HAR here instead of MARKETLENS_RECORD_DIR (`marketlens record`). */
+  recorder?: HarRecorder;
+  logger?: UpstreamLogger;
+}
+
+/**
+ * The HttpClient the configuration asks for; the one place the service and the CLI get theirs:
+ * MARKETLENS_REPLAY → answers from a HAR file; otherwise the impit client (recording when MARKETLENS_RECORD_DIR is set).
+ * @example const http = createHttpClient(loadConfig(), metrics)
+ */
+export function createHttpClient(config: Config, observer?: UpstreamObserver, options: CreateClientOptions = {}): HttpClient {
+  if (config.replay) return new HarReplayClient(config.replay);
+  return new ImpitHttpClient(config, {
+    observer,
+    browser: options.browser,
+    recorder: options.recorder ?? (config.recordDir ? new HarRecorder(config.recordDir) : undefined),
+    // stderr: the CLI prints records on stdout.
+    logger: options.logger ?? pino({ level: config.logLevel, name: 'upstream' }, stderr()),
+  });
+}
+
+let stderrStream: pino.DestinationStream | undefined;
+/** One stderr stream for every client (tests build many). */
+function stderr(): pino.DestinationStream {
+  stderrStream ??= pino.destination(2);
+  return stderrStream;
 }

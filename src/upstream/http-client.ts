@@ -31,6 +31,11 @@ export interface RequestContext {
   marketplace: Marketplace;
   /** The lookup's one deadline: every attempt, retry and fallback spends from it. */
   signal: AbortSignal;
+  /**
+   * When the deadline fires (ms since epoch), if the caller knows it: retries and Retry-After waits that would not
+   * fit are skipped. Without it the client assumes MARKETLENS_DEADLINE_MS from the first request with this signal.
+   */
+  deadlineAt?: number;
 }
 
 export interface HttpClient {

@@ -1,0 +1,43 @@
+/** Backoff, Retry-After and deadline-aware sleeping: retries spend from the lookup's deadline, never past it. */
+export interface RetryPolicy {
+  /** Attempts per tier, the first included. */
+  attempts: number;
+  /** First backoff (ms); doubles each retry, with full jitter, capped at 30 × base. */
+  baseMs: number;
+}
+
+/**
+ * Exponential backoff with "equal jitter": half fixed, half random, so retries spread without collapsing to 0.
+ * @example backoffMs(2, 100, () => 0.5) // 300 (= 200 + 0.5 × 200)
+ */
+export function backoffMs(retry: number, baseMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(baseMs * 2 ** (retry - 1), baseMs * 30);
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/**
+ * Seconds from a Retry-After header (delta-seconds or an HTTP date); undefined when absent or unreadable.
+ * @example retryAfterSeconds('3') // 3
+ */
+export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Waits `ms` unless the deadline fires first (then rejects with the signal's reason). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
