@@ -7,6 +7,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { ConfigError, loadConfig as loadConfigFrom, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
 import { KeyStore } from './keys/key-store.js';
+import { readUsageCounts } from './limits/usage-report.js';
 import { LookupService, parseAndCheck } from './operations/lookup.js';
 import { getOperation } from './operations/registry.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
@@ -19,7 +20,7 @@ const USAGE = `marketlens — self-hosted product-data API
 Usage:
   marketlens serve                              run the HTTP service (MARKETLENS_HOST/PORT)
   marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]
-  marketlens keys list                          ids, names, prefixes, status (never the keys)
+  marketlens keys list                          ids, names, prefixes, status, usage (never the keys)
   marketlens keys revoke <id|prefix>
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
@@ -82,7 +83,7 @@ async function serve(config: Config): Promise<number> {
   return -1; // keep running
 }
 
-function keys(config: Config, args: string[]): number {
+async function keys(config: Config, args: string[]): Promise<number> {
   const store = new KeyStore(config.dataDir, config.apiKeys);
   const [sub, ...rest] = args;
   const flag = (name: string) => {
@@ -100,7 +101,10 @@ function keys(config: Config, args: string[]): number {
     return 0;
   }
   if (sub === 'list') {
-    const rows = store.list().map((k) => ({
+    const listed = store.list();
+    // Requests counted this UTC day and month (from Redis, or the server's usage file in the data directory).
+    const usage = await readUsageCounts(config, listed.map((k) => k.id));
+    const rows = listed.map((k) => ({
       id: k.id,
       name: k.name,
       prefix: `${k.prefix}…`,
@@ -108,6 +112,10 @@ function keys(config: Config, args: string[]): number {
       status: k.revoked_at ? 'revoked' : 'active',
       created_at: k.created_at || null,
       rate_limit: k.rate_limit ?? null,
+      daily_quota: k.daily_quota ?? null,
+      monthly_quota: k.monthly_quota ?? null,
+      used_today: usage.get(k.id)?.used_today ?? 0,
+      used_this_month: usage.get(k.id)?.used_this_month ?? 0,
     }));
     console.log(JSON.stringify(rows, null, 2));
     return 0;

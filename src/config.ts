@@ -66,6 +66,8 @@ const globalShape = {
   /** What to do with rate limits when Redis fails at runtime: keep serving (log loudly) or refuse. */
   MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR: z.enum(['allow', 'deny']).default('allow'),
   MARKETLENS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
+  /** Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server. */
+  MARKETLENS_REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected letters, digits, and : . _ -').default('marketlens:'),
   MARKETLENS_PROXY_URLS: urlList.default([]),
   MARKETLENS_UNBLOCKER_URL: z
     .string()
@@ -142,6 +144,7 @@ export interface Config {
   monthlyQuota: number;
   rateLimitOnRedisError: 'allow' | 'deny';
   redisUrl?: string;
+  redisPrefix: string;
   proxyUrls: string[];
   unblockerUrl?: string;
   replay?: string;
@@ -217,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     monthlyQuota: e.MARKETLENS_MONTHLY_QUOTA,
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
     redisUrl: e.MARKETLENS_REDIS_URL,
+    redisPrefix: e.MARKETLENS_REDIS_PREFIX,
     proxyUrls: e.MARKETLENS_PROXY_URLS,
     unblockerUrl: e.MARKETLENS_UNBLOCKER_URL,
     replay: e.MARKETLENS_REPLAY,

@@ -1,7 +1,9 @@
 /**
- * Runs one operation: upstream fetch, then parse, then the record check. The cache layer wraps `fetchAndParse`;
- * routes and the CLI both go through `LookupService.run`, so they answer identically.
+ * Runs one operation: upstream fetch, then parse, then the record check. The cache layer (src/cache) wraps
+ * `fetchAndParse` when one is given (the service); without one (`marketlens lookup`) every run is a live fetch.
  */
+import { cacheKey } from '../cache/cache-key.js';
+import type { LookupCache } from '../cache/lookup-cache.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
 import type { HttpClient } from '../upstream/http-client.js';
@@ -14,17 +16,26 @@ export interface LookupResult {
   json: string;
   /** When the upstream fetch happened (ms since epoch). */
   fetchedAt: number;
+  /** `fetchedAt` as an HTTP date, when already computed (cached answers keep it). */
+  lastModified?: string;
   cache: CacheStatus;
   /** Timings of this request's own work (absent on cache hits). */
   upstreamMs?: number;
   parseMs?: number;
+  /** Time spent waiting for an identical in-flight fetch (X-Cache: shared). */
+  waitMs?: number;
   /** Record parts left null because their source failed. */
   missingParts: string[];
 }
 
 export interface LookupOptions {
   /** The lookup's one deadline. */
-  signal: AbortSignal;
+  signal?: AbortSignal;
+  /**
+   * The deadline as a time (ms since epoch) instead of a signal: the signal is then made only when upstream work is
+   * needed, so a cache hit costs no timer. Without either, MARKETLENS_DEADLINE_MS from now.
+   */
+  deadlineAt?: number;
   /** Oldest cached answer the caller accepts, in seconds; 0 forces a live fetch. */
   maxAgeSeconds?: number;
 }
@@ -33,10 +44,21 @@ export class LookupService {
   constructor(
     private readonly config: Config,
     private readonly http: HttpClient,
+    private readonly cache?: LookupCache,
   ) {}
 
-  async run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
-    return this.fetchAndParse(op, params, opts.signal);
+  run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+    const deadlineAt = opts.deadlineAt ?? Date.now() + this.config.deadlineMs;
+    const deadline = () => opts.signal ?? AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
+    if (!this.cache) return this.fetchAndParse(op, params, deadline());
+    return this.cache.lookup({
+      key: cacheKey(op.name, params),
+      cacheClass: op.cacheClass,
+      marketplace: op.marketplace,
+      maxAgeSeconds: opts.maxAgeSeconds,
+      deadline,
+      fetch: (signal) => this.fetchAndParse(op, params, signal),
+    });
   }
 
   /** The uncached path: fetch every upstream body, parse, check the record against the spec schema. */

@@ -46,6 +46,8 @@ export interface Operation<P = any, B = any, R = any> {
   description: string;
   /** Query-string parameters (strict: unknown ones are rejected). `max_age` is added by the route layer. */
   params: z.ZodObject<any>;
+  /** Parameters also accepted from a JSON body on GET (spec: the finder's `query`, watch search's `page`). */
+  bodyParams?: readonly string[];
   /** The record (spec §2), used for OpenAPI and to validate parser output. */
   record: z.ZodType<R>;
   cacheClass: CacheClass;

@@ -4,16 +4,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Counter } from 'prom-client';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { LookupCache } from '../cache/lookup-cache.js';
+import { MemoryStore } from '../cache/memory-store.js';
+import { RedisConnection } from '../cache/redis-connection.js';
+import { RedisFlights } from '../cache/redis-flights.js';
+import { RedisStore } from '../cache/redis-store.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import { KeyStore } from '../keys/key-store.js';
+import { KeyLimits } from '../limits/key-limits.js';
+import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
 import { Metrics } from './metrics.js';
-import { registerOpenApi } from './openapi.js';
+import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { normaliseError, sendProblem } from './problem.js';
 
@@ -35,7 +43,15 @@ export interface AppState {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    marketlens: { state: AppState; metrics: Metrics; keys: KeyStore; lookup: LookupService };
+    marketlens: {
+      state: AppState;
+      metrics: Metrics;
+      keys: KeyStore;
+      lookup: LookupService;
+      limits: KeyLimits;
+      /** Present when MARKETLENS_REDIS_URL is set. */
+      redis?: RedisConnection;
+    };
   }
 }
 
@@ -46,7 +62,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? new Metrics();
   const keys = deps.keys ?? new KeyStore(config.dataDir, config.apiKeys);
   const http: HttpClient = deps.http ?? createHttpClient(config, metrics);
-  const lookup = new LookupService(config, http);
   const state: AppState = { ready: true };
 
   const app = Fastify({
@@ -67,7 +82,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 64 * 1024,
     return503OnClosing: false,
   });
-  app.decorate('marketlens', { state, metrics, keys, lookup });
+  // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
+  const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
+  if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
+  const flights = redis ? new RedisFlights(redis) : undefined;
+  flights?.start();
+  const cache = new LookupCache({
+    store: redis ? new RedisStore(redis) : new MemoryStore(config.cacheMaxBytes),
+    flights,
+    ttl: config.ttl,
+    staleIfErrorSeconds: config.staleIfErrorSeconds,
+    deadlineMs: config.deadlineMs,
+    log: app.log,
+  });
+  const lookup = new LookupService(config, http, cache);
+  const limits = await KeyLimits.create({ config, redis, log: app.log });
+  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis });
   // Spec 4.1 sends its query as a JSON body on GET.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true } as { hasBody: boolean });
   app.setValidatorCompiler(validatorCompiler);
@@ -91,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, err);
   });
 
-  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', ...operationPaths()]);
+  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths()]);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     if (knownPaths.has(path)) {
@@ -104,9 +134,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, VERSION);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
+  // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny).
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    const body = { status: state.ready ? 'ready' : 'shutting_down', checks: { server: state.ready ? 'ok' : 'closing' } };
-    return reply.code(state.ready ? 200 : 503).send(body);
+    const checks: Record<string, string> = { server: state.ready ? 'ok' : 'closing', cache: redis ? 'redis' : 'memory' };
+    let ok = state.ready;
+    let status = state.ready ? 'ready' : 'shutting_down';
+    if (redis) {
+      checks.redis = await redis.health();
+      if (checks.redis !== 'ok' && state.ready) {
+        status = 'degraded';
+        if (config.rateLimitOnRedisError === 'deny') ok = false;
+      }
+    }
+    return reply.code(ok ? 200 : 503).send({ status, checks });
   });
 
   const authenticate = makeAuthenticate(keys);
@@ -116,10 +157,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handler: async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   });
 
-  registerOperationRoutes(app, { lookup, deadlineMs: config.deadlineMs, authenticate });
+  const cacheResults = cacheResultCounter(metrics);
+  registerOperationRoutes(app, {
+    lookup,
+    deadlineMs: config.deadlineMs,
+    authenticate: guardWithLimits(authenticate, limits),
+    onCacheResult: (operation, result) => cacheResults.inc({ operation, result }),
+  });
+  registerUsageRoute(app, authenticate, limits, problemSchema);
 
   app.addHook('onClose', async () => {
     await http.close?.();
+    await limits.close();
+    await redis?.close();
   });
   return app;
+}
+
+/** `marketlens_cache_results_total{operation, result}`: hit, miss, stale, shared (one registry may serve several apps in tests). */
+function cacheResultCounter(metrics: Metrics): Counter<'operation' | 'result'> {
+  const name = 'marketlens_cache_results_total';
+  const existing = metrics.registry.getSingleMetric(name) as Counter<'operation' | 'result'> | undefined;
+  return (
+    existing ??
+    new Counter({ name, help: 'Lookups by operation and how they were answered (X-Cache)', labelNames: ['operation', 'result'] as const, registers: [metrics.registry] })
+  );
 }

@@ -4,25 +4,34 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MarketlensError } from '../errors.js';
+import { invalidParam } from '../errors.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { LookupResult, LookupService } from '../operations/lookup.js';
 import { aliasPath, allOperations } from '../operations/registry.js';
 import type { Operation } from '../operations/types.js';
 import { problemResponses } from './openapi.js';
+import { zodToInvalidParameter } from './problem.js';
 
 const maxAge = z.coerce
   .number()
   .int()
   .min(0)
   .optional()
-  .describe('Oldest cached answer accepted, in seconds; 0 forces a live fetch (same as `Cache-Control: no-cache`)');
+  .describe(
+    'Oldest cached answer accepted, in seconds (it may exceed the TTL); 0 forces a live fetch (same as ' +
+      '`Cache-Control: no-cache`). Without it: answers younger than the TTL (prices 60 s, products 15 min, searches ' +
+      '5 min, finder 24 h by default) are hits; up to one more TTL (at most 5 min) past it the cached answer is sent ' +
+      'with `X-Cache: stale` while a refresh runs. When a live fetch fails, a cached answer up to ' +
+      'MARKETLENS_STALE_IF_ERROR old (default 24 h) is sent with `X-Cache: stale` instead of the error (never for 400/404).',
+  );
 
 export interface OperationRouteDeps {
   lookup: LookupService;
   deadlineMs: number;
-  /** onRequest hook that authenticates the caller (CONTRACT §2). */
+  /** onRequest hook that authenticates the caller (CONTRACT §2) and applies its limits. */
   authenticate: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Counts how each lookup was answered (X-Cache), for /metrics. */
+  onCacheResult?: (operation: string, result: LookupResult['cache']) => void;
 }
 
 /** Every path registered for operations, so the not-found handler can answer 405 for other methods. */
@@ -32,24 +41,28 @@ export function operationPaths(): string[] {
 
 export function registerOperationRoutes(app: FastifyInstance, deps: OperationRouteDeps): void {
   for (const op of allOperations()) {
-    const isFinder = op.name === 'watchmarket.finder';
-    // The finder takes `query` from a JSON body (as the spec says) or from the query string.
-    const querystring = isFinder ? op.params.partial().extend({ max_age: maxAge }) : op.params.extend({ max_age: maxAge });
-    const body = isFinder ? z.object({ query: z.string() }).strict().optional() : undefined;
-    const handler = makeHandler(op, deps, isFinder);
+    const bodyKeys = op.bodyParams ?? [];
+    const optional = Object.fromEntries(bodyKeys.map((k) => [k, true as const]));
+    // Parameters a JSON body may carry are optional in the query string; the handler checks the merged set.
+    const querystring = (bodyKeys.length > 0 ? op.params.partial(optional) : op.params).extend({ max_age: maxAge });
+    const body = bodyKeys.length > 0 ? op.params.pick(optional).partial().strict().nullish() : undefined;
+    const handler = makeHandler(op, deps);
     for (const [url, hide] of [[op.path, false], [aliasPath(op), true]] as const) {
       app.route({
         method: 'GET',
         url,
         // Fastify cannot attach a body schema to the automatic HEAD route.
-        exposeHeadRoute: !isFinder,
+        exposeHeadRoute: body === undefined,
         onRequest: deps.authenticate,
+        preValidation: joinRepeatedParams,
         schema: {
           hide,
           operationId: hide ? undefined : op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase()),
           tags: [MARKETPLACE_INFO[op.marketplace].site],
           summary: op.summary,
-          description: `${op.description}\n\nAlias path: \`${aliasPath(op)}\`.`,
+          description:
+            `${op.description}\n\nAlias path: \`${aliasPath(op)}\`.` +
+            (bodyKeys.length > 0 ? ` ${bodyKeys.map((k) => `\`${k}\``).join(', ')} may also come from a JSON body (GET with \`Content-Type: application/json\`).` : ''),
           security: [{ apiKey: [] }],
           querystring,
           ...(body ? { body } : {}),
@@ -64,40 +77,60 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
   }
 }
 
-function makeHandler(op: Operation, deps: OperationRouteDeps, isFinder: boolean) {
+/**
+ * `?dial_color=702&dial_color=710` is read as the comma list `702,710`, the spec's form for several values; for a
+ * single-valued parameter the joined value then fails its own validation with a message naming it.
+ */
+async function joinRepeatedParams(req: FastifyRequest): Promise<void> {
+  const query = req.query as Record<string, unknown>;
+  for (const [k, v] of Object.entries(query)) if (Array.isArray(v)) query[k] = v.join(',');
+}
+
+function makeHandler(op: Operation, deps: OperationRouteDeps) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    const query = { ...(req.query as Record<string, unknown>) };
+    let query = { ...(req.query as Record<string, unknown>) };
     const requested = query.max_age as number | undefined;
     delete query.max_age;
-    if (isFinder) {
-      const fromBody = (req.body as { query?: string } | undefined)?.query;
-      if (fromBody !== undefined) query.query = fromBody;
-      const checked = op.params.safeParse(query);
-      if (!checked.success) {
-        throw new MarketlensError('invalid_parameter', 'query: is required (JSON body {"query": "..."} or ?query=)', {
-          errors: [{ param: 'query', message: 'is required' }],
-        });
-      }
-      Object.assign(query, checked.data);
-    }
+    if (op.bodyParams) query = mergeBodyParams(op, query, req.body as Record<string, unknown> | null | undefined);
     const noCache = /\bno-cache\b/i.test(String(req.headers['cache-control'] ?? ''));
     const result = await deps.lookup.run(op, query, {
-      signal: AbortSignal.timeout(deps.deadlineMs),
+      // A time, not a signal: a cache hit then needs no timer.
+      deadlineAt: Date.now() + deps.deadlineMs,
       maxAgeSeconds: noCache ? 0 : requested,
     });
+    deps.onCacheResult?.(op.name, result.cache);
     setLookupHeaders(reply, result);
     return reply.type('application/json; charset=utf-8').send(result.json);
   };
+}
+
+/** Body parameters join the (already validated) query; the merged set must satisfy the operation's schema. */
+function mergeBodyParams(op: Operation, query: Record<string, unknown>, body: Record<string, unknown> | null | undefined) {
+  const merged = { ...query };
+  for (const [k, v] of Object.entries(body ?? {})) {
+    if (v === undefined) continue;
+    if (merged[k] !== undefined) {
+      throw invalidParam(k, 'given both in the query string and in the body; send it once');
+    }
+    merged[k] = v;
+  }
+  const checked = op.params.safeParse(merged);
+  if (!checked.success) throw zodToInvalidParameter(checked.error);
+  return checked.data as Record<string, unknown>;
 }
 
 /** CONTRACT §4: X-Cache, Age, Last-Modified, Server-Timing; plus X-Missing-Parts for partial records. */
 export function setLookupHeaders(reply: FastifyReply, r: LookupResult): void {
   reply.header('x-cache', r.cache);
   reply.header('age', String(Math.max(0, Math.floor((Date.now() - r.fetchedAt) / 1000))));
-  reply.header('last-modified', new Date(r.fetchedAt).toUTCString());
-  const timing: string[] = [];
-  if (r.upstreamMs !== undefined) timing.push(`upstream;dur=${r.upstreamMs.toFixed(1)}`);
-  if (r.parseMs !== undefined) timing.push(`parse;dur=${r.parseMs.toFixed(1)}`);
-  if (timing.length > 0) reply.header('server-timing', timing.join(', '));
+  reply.header('last-modified', r.lastModified ?? new Date(r.fetchedAt).toUTCString());
+  // Hits and stale answers did no upstream work: no Server-Timing for them (and no work on the hot path).
+  if (r.upstreamMs !== undefined || r.waitMs !== undefined) {
+    const timing: string[] = [];
+    if (r.upstreamMs !== undefined) timing.push(`upstream;dur=${r.upstreamMs.toFixed(1)}`);
+    if (r.parseMs !== undefined) timing.push(`parse;dur=${r.parseMs.toFixed(1)}`);
+    if (r.waitMs !== undefined) timing.push(`shared;desc="joined an identical in-flight fetch";dur=${r.waitMs.toFixed(1)}`);
+    reply.header('server-timing', timing.join(', '));
+  }
   if (r.missingParts.length > 0) reply.header('x-missing-parts', r.missingParts.join(','));
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { ERROR_CODES, MarketlensError, type ErrorCode, type ParamIssue } from '../errors.js';
 
 export interface Problem {
@@ -31,6 +32,20 @@ export function toProblem(err: MarketlensError, requestId: string): Problem {
     request_id: requestId,
     ...(err.errors ? { errors: err.errors } : {}),
   };
+}
+
+/** A zod failure on request parameters → 400 invalid_parameter with one entry per parameter. */
+export function zodToInvalidParameter(error: z.ZodError): MarketlensError {
+  const issues: ParamIssue[] = [];
+  for (const i of error.issues) {
+    if (i.code === 'unrecognized_keys') {
+      for (const k of i.keys) issues.push({ param: k, message: 'unknown parameter' });
+    } else {
+      const message = i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'is required' : i.message;
+      issues.push({ param: String(i.path[0] ?? 'query'), message });
+    }
+  }
+  return new MarketlensError('invalid_parameter', issues.map((i) => `${i.param}: ${i.message}`).join('; '), { errors: issues });
 }
 
 export function sendProblem(reply: FastifyReply, err: MarketlensError): FastifyReply {

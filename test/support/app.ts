@@ -14,6 +14,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     MARKETLENS_API_KEYS: TEST_KEY,
     MARKETLENS_LOG_LEVEL: 'silent',
     MARKETLENS_DEADLINE_MS: '5000',
+    // Suites send many requests with one key; limits have their own tests.
+    MARKETLENS_RATE_LIMIT: '0',
+    // Fast backoff keeps fault tests quick; retry behaviour has its own tests.
+    MARKETLENS_RETRY_BASE_MS: '10',
     ...env,
   });
 }

@@ -17,12 +17,14 @@ export interface LoggedRequest {
 
 export type FakeHandler = (req: LoggedRequest, res: ServerResponse) => void | Promise<void>;
 
+const notFound: FakeHandler = (_req, res) => {
+  res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+};
+
 export class FakeUpstream {
   readonly requests: LoggedRequest[] = [];
   private readonly routes = new Map<string, FakeHandler>();
-  private fallback: FakeHandler = (_req, res) => {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-  };
+  private fallback: FakeHandler = notFound;
   private server?: Server;
   origin = '';
 
@@ -50,9 +52,11 @@ export class FakeUpstream {
     return path === undefined ? this.requests.length : this.requests.filter((r) => r.path === path).length;
   }
 
+  /** Forgets the request log, every route and any `otherwise` handler. */
   reset(): void {
     this.requests.length = 0;
     this.routes.clear();
+    this.fallback = notFound;
   }
 
   async start(): Promise<this> {

@@ -1,0 +1,217 @@
+/**
+ * The cache in front of every lookup: fresh answers from the store, stale-while-revalidate, stale-if-error, and
+ * in-flight de-duplication (identical concurrent lookups share one upstream fetch: inside this process through a
+ * map of flights, across instances through `RedisFlights`). Rules: see freshness.ts.
+ *
+ * Whose deadline governs a shared fetch: none of its callers'. A flight runs under its own deadline
+ * (MARKETLENS_DEADLINE_MS from when it started) and is never aborted by a caller; each caller only stops *waiting*
+ * when its own deadline passes (then stale-if-error applies, or 504). So the first caller timing out cannot fail
+ * the callers that joined it, and a fetch that completes after a caller gave up still fills the cache.
+ */
+import type { CacheClass } from '../operations/types.js';
+import type { LookupResult } from '../operations/lookup.js';
+import { MarketlensError } from '../errors.js';
+import { isFresh, retainSeconds, servesStaleOn, staleWhileRevalidateSeconds } from './freshness.js';
+import type { Logger } from './redis-connection.js';
+import { LOCK_HEARTBEAT_MS, type RedisFlights } from './redis-flights.js';
+import { toCachedAnswer, type CachedAnswer, type Store } from './store.js';
+
+/** What a fetch produces: the record's bytes and timings. */
+export interface FetchedAnswer {
+  json: string;
+  fetchedAt: number;
+  missingParts: string[];
+  upstreamMs?: number;
+  parseMs?: number;
+}
+
+export interface LookupCacheOptions {
+  store: Store;
+  /** Cross-instance de-duplication (Redis mode only). */
+  flights?: RedisFlights;
+  ttl: Record<CacheClass, number>;
+  staleIfErrorSeconds: number;
+  /** Deadline of one shared fetch (MARKETLENS_DEADLINE_MS). */
+  deadlineMs: number;
+  log: Logger;
+}
+
+export interface CachedLookupRequest {
+  key: string;
+  cacheClass: CacheClass;
+  /** For error messages. */
+  marketplace: string;
+  maxAgeSeconds?: number;
+  /** The caller's deadline, made on first need (a hit needs none): bounds how long this caller waits, never the shared fetch. */
+  deadline: () => AbortSignal;
+  fetch: (signal: AbortSignal) => Promise<FetchedAnswer>;
+}
+
+/** The outcome of one flight, shared by everyone who waited for it. */
+interface FlightResult {
+  answer: CachedAnswer;
+  /** True when another instance fetched it (this process only read the store). */
+  fromPeer: boolean;
+  upstreamMs?: number;
+  parseMs?: number;
+}
+
+export class LookupCache {
+  private readonly flights = new Map<string, Promise<FlightResult>>();
+
+  constructor(private readonly o: LookupCacheOptions) {}
+
+  async lookup(req: CachedLookupRequest): Promise<LookupResult> {
+    const ttl = this.o.ttl[req.cacheClass];
+    const maxAge = req.maxAgeSeconds;
+    let cached: CachedAnswer | undefined;
+    if (maxAge !== 0) {
+      const got = this.o.store.get(req.key);
+      cached = got instanceof Promise ? await got : got;
+      if (cached) {
+        const age = Date.now() - cached.fetchedAt;
+        if (isFresh(age, ttl, maxAge)) return fromCache(cached, 'hit');
+        if (maxAge === undefined && age < (ttl + staleWhileRevalidateSeconds(ttl)) * 1000) {
+          this.revalidate(req, cached);
+          return fromCache(cached, 'stale');
+        }
+      }
+    }
+
+    const requestedAt = Date.now();
+    const seen = cached?.fetchedAt;
+    // An answer another caller stores meanwhile is good enough if it was fetched after this request arrived, or (unless
+    // a live fetch is forced) if it is newer than the one rejected above and fresh for this request.
+    const accept = (a: CachedAnswer) =>
+      a.fetchedAt >= requestedAt ||
+      (maxAge !== 0 && (seen === undefined || a.fetchedAt > seen) && isFresh(Date.now() - a.fetchedAt, ttl, maxAge));
+    const waitStart = performance.now();
+    let joined = true;
+    let flight = this.flights.get(req.key);
+    if (!flight) {
+      joined = false;
+      flight = this.startFlight(req, accept);
+    }
+    try {
+      const r = await waitWithin(flight, req.deadline(), req.marketplace);
+      if (joined || r.fromPeer) {
+        return { json: r.answer.json, fetchedAt: r.answer.fetchedAt, lastModified: r.answer.lastModified, cache: 'shared', missingParts: r.answer.missingParts, waitMs: performance.now() - waitStart };
+      }
+      return { json: r.answer.json, fetchedAt: r.answer.fetchedAt, lastModified: r.answer.lastModified, cache: 'miss', missingParts: r.answer.missingParts, upstreamMs: r.upstreamMs, parseMs: r.parseMs };
+    } catch (e) {
+      if (!(e instanceof MarketlensError) || !servesStaleOn(e.code) || this.o.staleIfErrorSeconds <= 0) throw e;
+      if (maxAge === 0 || !cached) {
+        const got = this.o.store.get(req.key);
+        cached = (got instanceof Promise ? await got : got) ?? cached;
+      }
+      if (cached && Date.now() - cached.fetchedAt <= this.o.staleIfErrorSeconds * 1000) {
+        this.o.log.warn({ key: req.key, code: e.code, detail: e.message }, 'live fetch failed: serving the cached answer (stale-if-error)');
+        return fromCache(cached, 'stale');
+      }
+      throw e;
+    }
+  }
+
+  /** Stale-while-revalidate: one background fetch (joined by any lookup meanwhile); its failure only logs. */
+  private revalidate(req: CachedLookupRequest, stale: CachedAnswer): void {
+    if (this.flights.has(req.key)) return;
+    this.startFlight(req, (a) => a.fetchedAt > stale.fetchedAt).catch((e: unknown) => {
+      this.o.log.warn({ key: req.key, detail: (e as Error)?.message }, 'background refresh failed; the stale answer stays');
+    });
+  }
+
+  private startFlight(req: CachedLookupRequest, accept: (a: CachedAnswer) => boolean): Promise<FlightResult> {
+    const flight = this.runFlight(req, accept).finally(() => {
+      if (this.flights.get(req.key) === flight) this.flights.delete(req.key);
+    });
+    // Every waiter may have given up before it settles: a rejection with nobody waiting is expected, not unhandled.
+    flight.catch(() => undefined);
+    this.flights.set(req.key, flight);
+    return flight;
+  }
+
+  private async runFlight(req: CachedLookupRequest, accept: (a: CachedAnswer) => boolean): Promise<FlightResult> {
+    const signal = AbortSignal.timeout(this.o.deadlineMs);
+    const peers = this.o.flights;
+    if (!peers?.usable) return this.fetchAndStore(req, signal);
+    const listener = await peers.listen(req.key);
+    try {
+      for (;;) {
+        const token = await peers.tryLock(req.key);
+        if (token === undefined) return await this.fetchAndStore(req, signal); // Redis failing: work alone
+        if (token !== null) {
+          // A peer may have stored an answer between our read and our lock.
+          const existing = await this.o.store.get(req.key);
+          if (existing && accept(existing)) {
+            await peers.release(req.key, token);
+            return { answer: existing, fromPeer: true };
+          }
+          return await this.leadForPeers(req, signal, token);
+        }
+        if (signal.aborted) throw timeoutError(req.marketplace);
+        const outcome = await listener.next(LOCK_HEARTBEAT_MS);
+        if (outcome === 'timeout') continue; // the fallback: re-try the lock (a dead leader's lock expires)
+        if (!outcome.ok) throw new MarketlensError(outcome.code, outcome.message);
+        const stored = await this.o.store.get(req.key);
+        if (stored && accept(stored)) return { answer: stored, fromPeer: true };
+        // The peer succeeded but its answer is not readable (evicted, not retained): take the lock ourselves.
+      }
+    } finally {
+      listener.close();
+    }
+  }
+
+  private async leadForPeers(req: CachedLookupRequest, signal: AbortSignal, token: string): Promise<FlightResult> {
+    const peers = this.o.flights!;
+    const stopKeepAlive = peers.keepAlive(req.key, token);
+    try {
+      const r = await this.fetchAndStore(req, signal);
+      void peers.publish(req.key, { ok: true });
+      return r;
+    } catch (e) {
+      const err = e instanceof MarketlensError ? e : undefined;
+      void peers.publish(req.key, err ? { ok: false, code: err.code, message: err.message } : { ok: false, code: 'internal', message: 'the shared fetch failed' });
+      throw e;
+    } finally {
+      stopKeepAlive();
+      void peers.release(req.key, token);
+    }
+  }
+
+  /** Fetches, then stores before anyone is told (peers read the answer from the store). */
+  private async fetchAndStore(req: CachedLookupRequest, signal: AbortSignal): Promise<FlightResult> {
+    const f = await req.fetch(signal);
+    const answer = toCachedAnswer(f.json, f.fetchedAt, f.missingParts);
+    const retain = retainSeconds(this.o.ttl[req.cacheClass], this.o.staleIfErrorSeconds);
+    const stored = this.o.store.set(req.key, answer, retain);
+    if (stored instanceof Promise) await stored;
+    return { answer, fromPeer: false, upstreamMs: f.upstreamMs, parseMs: f.parseMs };
+  }
+}
+
+function fromCache(a: CachedAnswer, cache: 'hit' | 'stale'): LookupResult {
+  return { json: a.json, fetchedAt: a.fetchedAt, lastModified: a.lastModified, cache, missingParts: a.missingParts };
+}
+
+function timeoutError(marketplace: string): MarketlensError {
+  return new MarketlensError('upstream_timeout', `${marketplace} did not answer within the deadline`);
+}
+
+/** Waits for a flight, but only until the caller's own deadline; the flight itself continues. */
+function waitWithin<T>(flight: Promise<T>, signal: AbortSignal, marketplace: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(timeoutError(marketplace));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(timeoutError(marketplace));
+    signal.addEventListener('abort', onAbort, { once: true });
+    flight.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

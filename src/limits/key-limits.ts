@@ -1,0 +1,286 @@
+/**
+ * Per-key request rate and daily/monthly quotas (CONTRACT §2), in memory or shared through Redis.
+ *
+ * - Rate: a key's own `rate_limit` wins over MARKETLENS_RATE_LIMIT; `0` = unlimited. Fixed windows
+ *   (rate-limiter-flexible), counted per key id (never the key itself).
+ * - Quotas: `daily_quota` / `monthly_quota` of the key, else MARKETLENS_DAILY_QUOTA / _MONTHLY_QUOTA; 0 = none.
+ *   Calendar windows in UTC. Requests refused with 429 are not counted as usage.
+ * - Headers: `RateLimit-Limit/Remaining/Reset` describe the policy closest to exhaustion (rate, daily or monthly
+ *   quota), as the IETF RateLimit header draft recommends; `Reset` is in seconds. Absent only when the key has
+ *   neither a rate nor a quota.
+ * - Redis failing: MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=allow (default) keeps serving — the rate falls back to a
+ *   per-instance in-memory limiter and quotas are not counted meanwhile — and logs an error (throttled);
+ *   `deny` refuses requests with 429 `rate_limited` until Redis is back.
+ */
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger, RedisConnection } from '../cache/redis-connection.js';
+import { rateSpec, type Config, type RateSpec } from '../config.js';
+import { MarketlensError } from '../errors.js';
+import type { StoredKey } from '../keys/key-store.js';
+import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
+import { UsageCounters, type UsageCount } from './usage-counters.js';
+import { UsageFlusher, readUsageFile, writeUsageFile } from './usage-file.js';
+
+export interface RateLimitHeaders {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
+export interface LimitCheck {
+  headers?: RateLimitHeaders;
+  /** Set when the request must be refused (429). */
+  error?: MarketlensError;
+}
+
+export interface KeyPolicy {
+  rate: RateSpec;
+  daily: number;
+  monthly: number;
+}
+
+export interface QuotaReport {
+  /** null = no quota */
+  limit: number | null;
+  used: number;
+  remaining: number | null;
+  /** Seconds until the window resets (UTC midnight / first of next month). */
+  reset: number;
+  reset_at: string;
+}
+
+export interface UsageReport {
+  plan: string;
+  rate_limit: string | null;
+  limit: number | null;
+  remaining: number | null;
+  reset: number | null;
+  daily: QuotaReport;
+  monthly: QuotaReport;
+}
+
+export interface KeyLimitsOptions {
+  config: Config;
+  redis?: RedisConnection;
+  log: Logger;
+}
+
+const DENY_RETRY_AFTER_SECONDS = 5;
+
+export class KeyLimits {
+  readonly usage: UsageCounters;
+  private readonly rateLimiters = new Map<string, RateLimiterAbstract>();
+  private readonly parsedRates = new Map<string, RateSpec>();
+  /** Memory mode: keys whose counts changed since the last write of the usage file. */
+  private readonly dirty = new Set<string>();
+  private readonly flusher?: UsageFlusher;
+
+  private constructor(private readonly o: KeyLimitsOptions) {
+    this.usage = new UsageCounters(o.redis);
+    if (!o.redis) this.flusher = new UsageFlusher(() => this.flushUsage());
+  }
+
+  /** Memory mode restores today's and this month's counts from `<data dir>/usage.json`. */
+  static async create(o: KeyLimitsOptions): Promise<KeyLimits> {
+    const limits = new KeyLimits(o);
+    if (!o.redis) {
+      for (const [id, count] of readUsageFile(o.config.dataDir)) await limits.usage.restore(id, count);
+    }
+    return limits;
+  }
+
+  /** The limits that apply to a key. */
+  policy(key: StoredKey): KeyPolicy {
+    const { config } = this.o;
+    return {
+      rate: key.rate_limit === undefined ? config.rateLimit : this.parseRate(key.rate_limit),
+      daily: key.daily_quota ?? config.dailyQuota,
+      monthly: key.monthly_quota ?? config.monthlyQuota,
+    };
+  }
+
+  /** Counts one request of `key` and decides whether it may proceed. */
+  async check(key: StoredKey): Promise<LimitCheck> {
+    const now = Date.now();
+    const p = this.policy(key);
+    const [rate, usage] = await Promise.all([
+      p.rate ? settle(this.rateLimiter(p.rate).consume(key.id)) : undefined,
+      this.usage.consume(key.id, now).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+    ]);
+    if (this.flusher) {
+      this.dirty.add(key.id);
+      this.flusher.touch();
+    }
+
+    const failure = rate instanceof Error ? rate : usage instanceof Error ? usage : undefined;
+    if (failure) {
+      this.o.redis?.reportFailure('rate limits', failure);
+      if (this.o.config.rateLimitOnRedisError === 'deny') {
+        return {
+          error: new MarketlensError('rate_limited', 'Rate limits cannot be checked right now (shared state unavailable); retry shortly', {
+            retryAfter: DENY_RETRY_AFTER_SECONDS,
+          }),
+        };
+      }
+    }
+    const counted = usage instanceof Error ? undefined : usage;
+
+    if (p.rate && rate instanceof RateLimiterRes && rate.consumedPoints > p.rate.points) {
+      if (counted) await this.refund(key.id, now);
+      const reset = Math.max(1, Math.ceil(rate.msBeforeNext / 1000));
+      return {
+        headers: { limit: p.rate.points, remaining: 0, reset },
+        error: new MarketlensError('rate_limited', `Rate limit of ${describeRate(p.rate)} exceeded; retry in ${reset} s`, { retryAfter: reset }),
+      };
+    }
+
+    if (counted) {
+      const over = quotaExceeded(p, counted, now);
+      if (over) {
+        await this.refund(key.id, now);
+        return {
+          headers: { limit: over.limit, remaining: 0, reset: over.reset },
+          error: new MarketlensError('quota_exceeded', `${over.label} quota of ${over.limit} requests used up; it resets at ${new Date(over.resetAt).toISOString()}`, {
+            retryAfter: over.reset,
+          }),
+        };
+      }
+    }
+    return { headers: closestToExhaustion(p, rate instanceof RateLimiterRes ? rate : undefined, counted, now) };
+  }
+
+  /** Current limits and usage of `key`, without counting a request (GET /api/v1/usage). */
+  async report(key: StoredKey): Promise<UsageReport> {
+    const now = Date.now();
+    const p = this.policy(key);
+    let rate: RateLimiterRes | null | undefined;
+    let counted: UsageCount | undefined;
+    try {
+      [rate, counted] = await Promise.all([p.rate ? this.rateLimiter(p.rate).get(key.id) : undefined, this.usage.read(key.id, now)]);
+    } catch (e) {
+      this.o.redis?.reportFailure('usage report', e);
+      counted = undefined;
+    }
+    const rateRemaining = p.rate ? Math.max(0, p.rate.points - (rate?.consumedPoints ?? 0)) : null;
+    const rateReset = p.rate ? (rate ? Math.max(0, Math.ceil(rate.msBeforeNext / 1000)) : p.rate.durationSeconds) : null;
+    const plan = [p.rate ? describeRate(p.rate) : 'unlimited rate', p.daily > 0 ? `${p.daily}/day` : '', p.monthly > 0 ? `${p.monthly}/month` : '']
+      .filter(Boolean)
+      .join(', ');
+    const quota = (limit: number, used: number, resetAt: number): QuotaReport => ({
+      limit: limit > 0 ? limit : null,
+      used,
+      remaining: limit > 0 ? Math.max(0, limit - used) : null,
+      reset: secondsUntil(resetAt, now),
+      reset_at: new Date(resetAt).toISOString(),
+    });
+    const fallback = { daily: 0, monthly: 0, dayResetAt: dayWindow(now).resetAt, monthResetAt: monthWindow(now).resetAt };
+    const c = counted ?? fallback;
+    return {
+      plan,
+      rate_limit: p.rate ? describeRate(p.rate) : null,
+      limit: p.rate?.points ?? null,
+      remaining: rateRemaining,
+      reset: rateReset,
+      daily: quota(p.daily, c.daily, c.dayResetAt),
+      monthly: quota(p.monthly, c.monthly, c.monthResetAt),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.flusher?.close();
+  }
+
+  private async refund(keyId: string, now: number): Promise<void> {
+    await this.usage.refund(keyId, now).catch(() => undefined);
+  }
+
+  private async flushUsage(): Promise<void> {
+    if (this.dirty.size === 0) return;
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    const counts = new Map<string, { daily: number; monthly: number }>();
+    for (const id of ids) {
+      const c = await this.usage.read(id);
+      counts.set(id, { daily: c.daily, monthly: c.monthly });
+    }
+    try {
+      writeUsageFile(this.o.config.dataDir, counts);
+    } catch (e) {
+      this.o.log.warn({ err: { message: (e as Error).message } }, 'could not write the usage file');
+    }
+  }
+
+  private parseRate(text: string): RateSpec {
+    let spec = this.parsedRates.get(text);
+    if (spec === undefined && !this.parsedRates.has(text)) {
+      const parsed = rateSpec.safeParse(text);
+      if (!parsed.success) this.o.log.warn({ rate_limit: text }, 'a key has an invalid rate_limit; using MARKETLENS_RATE_LIMIT');
+      spec = parsed.success ? parsed.data : this.o.config.rateLimit;
+      this.parsedRates.set(text, spec);
+    }
+    return spec ?? null;
+  }
+
+  private rateLimiter(spec: NonNullable<RateSpec>): RateLimiterAbstract {
+    const id = `${spec.points}/${spec.durationSeconds}`;
+    let limiter = this.rateLimiters.get(id);
+    if (!limiter) {
+      const { redis, config } = this.o;
+      const opts = { points: spec.points, duration: spec.durationSeconds };
+      limiter = redis
+        ? new RateLimiterRedis({
+            ...opts,
+            storeClient: redis.client,
+            keyPrefix: `${redis.prefix}rl:${id}`,
+            rejectIfRedisNotReady: true,
+            // allow: keep limiting per instance while Redis is away, rather than not at all.
+            insuranceLimiter: config.rateLimitOnRedisError === 'allow' ? new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` }) : undefined,
+          })
+        : new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` });
+      this.rateLimiters.set(id, limiter);
+    }
+    return limiter;
+  }
+}
+
+/** `60/min`, `10/s`, `1000/h`, `5000/day` */
+export function describeRate(spec: NonNullable<RateSpec>): string {
+  const unit = spec.durationSeconds === 1 ? 's' : spec.durationSeconds === 60 ? 'min' : spec.durationSeconds === 3600 ? 'h' : 'day';
+  return `${spec.points}/${unit}`;
+}
+
+/** A consume result: the RateLimiterRes whether allowed or over the limit, or the store's Error. */
+async function settle(p: Promise<RateLimiterRes>): Promise<RateLimiterRes | Error> {
+  try {
+    return await p;
+  } catch (e) {
+    return e instanceof RateLimiterRes ? e : e instanceof Error ? e : new Error(String(e));
+  }
+}
+
+function quotaExceeded(p: KeyPolicy, c: UsageCount, now: number) {
+  if (p.daily > 0 && c.daily > p.daily) return { label: 'Daily', limit: p.daily, resetAt: c.dayResetAt, reset: secondsUntil(c.dayResetAt, now) };
+  if (p.monthly > 0 && c.monthly > p.monthly) {
+    return { label: 'Monthly', limit: p.monthly, resetAt: c.monthResetAt, reset: secondsUntil(c.monthResetAt, now) };
+  }
+  return undefined;
+}
+
+function closestToExhaustion(p: KeyPolicy, rate: RateLimiterRes | undefined, c: UsageCount | undefined, now: number): RateLimitHeaders | undefined {
+  let best: RateLimitHeaders | undefined;
+  if (p.rate && rate) {
+    best = { limit: p.rate.points, remaining: Math.max(0, p.rate.points - rate.consumedPoints), reset: Math.max(0, Math.ceil(rate.msBeforeNext / 1000)) };
+  }
+  if (c) {
+    for (const [limit, used, resetAt] of [
+      [p.daily, c.daily, c.dayResetAt],
+      [p.monthly, c.monthly, c.monthResetAt],
+    ] as const) {
+      if (limit <= 0) continue;
+      const remaining = Math.max(0, limit - used);
+      if (!best || remaining < best.remaining) best = { limit, remaining, reset: secondsUntil(resetAt, now) };
+    }
+  }
+  return best;
+}
