@@ -1,0 +1,313 @@
+/**
+ * Spec §4.5 parameters → Chrono24's search URL. `SEARCH_PARAM_MAP` is the one mapping table: the zod parameter
+ * schema, the URL builder and the OpenAPI description are all generated from it, so they cannot drift apart.
+ * Sources per row: ../shared/upstreams/chrono24.md §2.
+ */
+import { z } from 'zod';
+import { invalidParam } from '../../errors.js';
+import { FINDER_CATALOG } from './finder-catalog-data.js';
+import type { CatalogGroup } from './schema.js';
+
+/** How the values of a comma-list filter are checked before they go upstream. */
+type FilterKind =
+  /** Codes of a closed catalog group: anything else is a 400 (string codes match case-insensitively). */
+  | { kind: 'codes' }
+  /** Open numeric ids (brands, models, merchants): digits only; the catalog lists only the ones we know. */
+  | { kind: 'ids' }
+  /** Country codes: two letters; `GB` is sent as Chrono24's `UK`. */
+  | { kind: 'country' }
+  /** Four-digit years, each sent as its own `year=` parameter. */
+  | { kind: 'years' }
+  /** Whole millimetres, e.g. 40. */
+  | { kind: 'millimetres' }
+  /** Free text, sent as given. */
+  | { kind: 'text' }
+  /** No known Chrono24 URL parameter: rejected with `why`, never silently ignored. */
+  | { kind: 'unsupported'; why: string };
+
+export interface FilterMapping {
+  /** Spec §4.5 parameter name. */
+  param: string;
+  /** Chrono24 query parameter (repeated once per value), or null when none is known. */
+  upstream: string | null;
+  check: FilterKind;
+  /** Where the mapping comes from (notes §2): F pills of the 2026 capture, I public code tables, M chrono24-mcp. */
+  source: string;
+}
+
+/** Spec §4.5 filter parameters, in the spec's order. */
+export const SEARCH_PARAM_MAP: readonly FilterMapping[] = [
+  { param: 'manufacturer', upstream: 'manufacturerIds', check: { kind: 'ids' }, source: 'F, M' },
+  { param: 'model', upstream: 'models', check: { kind: 'ids' }, source: 'F' },
+  { param: 'reference_number', upstream: 'referenceNumber', check: { kind: 'text' }, source: 'M (unverified)' },
+  { param: 'case_material', upstream: 'caseMaterials', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'case_diameter', upstream: 'caseDiameter', check: { kind: 'millimetres' }, source: 'F' },
+  {
+    param: 'thickness',
+    upstream: null,
+    check: { kind: 'unsupported', why: 'Chrono24 has no known URL parameter for case thickness' },
+    source: '—',
+  },
+  {
+    param: 'lug_width',
+    upstream: null,
+    check: { kind: 'unsupported', why: 'Chrono24 has no known URL parameter for lug width' },
+    source: '—',
+  },
+  { param: 'dial_color', upstream: 'dialColor', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'dial_numbers', upstream: 'dialNumbers', check: { kind: 'codes' }, source: 'I' },
+  { param: 'glass', upstream: 'glass', check: { kind: 'codes' }, source: 'I' },
+  { param: 'bracelet_material', upstream: 'braceletMaterial', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'bracelet_color', upstream: 'braceletColor', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'clasp', upstream: 'clasp', check: { kind: 'codes' }, source: 'I' },
+  { param: 'clasp_material', upstream: 'claspMaterial', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'movement_type', upstream: 'movementTypes', check: { kind: 'codes' }, source: 'I' },
+  { param: 'waterproof', upstream: 'waterproof', check: { kind: 'codes' }, source: 'I' },
+  { param: 'bezel_material', upstream: 'bezelMaterial', check: { kind: 'codes' }, source: 'I' },
+  { param: 'functions', upstream: 'functions', check: { kind: 'codes' }, source: 'I' },
+  { param: 'watch_category', upstream: 'watchCategories', check: { kind: 'codes' }, source: 'F, I' },
+  {
+    param: 'watch_type',
+    upstream: null,
+    check: {
+      kind: 'unsupported',
+      why: 'Chrono24 has no known URL parameter for watch_type; use `styles` (e.g. 1804 diving watches) or `watch_category`',
+    },
+    source: '—',
+  },
+  { param: 'gender', upstream: 'gender', check: { kind: 'codes' }, source: 'I' },
+  { param: 'styles', upstream: 'styles', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'condition', upstream: 'condition', check: { kind: 'codes' }, source: 'I' },
+  { param: 'used_or_new', upstream: 'usedOrNew', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'common_certified', upstream: 'certified', check: { kind: 'codes' }, source: 'F (the pill sends certified=true)' },
+  { param: 'seller_type', upstream: 'sellerType', check: { kind: 'codes' }, source: 'I' },
+  { param: 'merchant_id', upstream: 'merchantId', check: { kind: 'ids' }, source: 'metaData vueFilter.hidden.merchantId' },
+  { param: 'dealer_performance_attributes', upstream: 'dealerPerformanceAttributes', check: { kind: 'codes' }, source: 'I' },
+  { param: 'country', upstream: 'countryIds', check: { kind: 'country' }, source: 'F, I' },
+  { param: 'listing_type', upstream: 'listingType', check: { kind: 'codes' }, source: 'I' },
+  { param: 'checkout_available', upstream: 'checkoutAvailable', check: { kind: 'codes' }, source: 'I' },
+  { param: 'stock_info', upstream: 'stockInfo', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'year', upstream: 'year', check: { kind: 'years' }, source: 'F, I' },
+  { param: 'specials', upstream: 'specials', check: { kind: 'codes' }, source: 'F, I' },
+  { param: 'other_attributes', upstream: 'otherAttributes', check: { kind: 'codes' }, source: 'F, I' },
+];
+
+/** Spec sort_by → Chrono24 `sortorder`; null = omitted (relevance is the site's default order). */
+export const SORT_ORDERS = {
+  relevance: null,
+  price_asc: '1',
+  price_desc: '11',
+  age_desc: '5',
+} as const;
+/** Why `age_asc` is refused (CONTRACT §7: never another order silently). */
+export const AGE_ASC_REFUSAL =
+  'Chrono24 offers no oldest-first order (its sort orders are relevance, price low→high, price high→low, newest and ' +
+  'popularity), so age_asc cannot be served; use age_desc for newest first';
+
+export const PAGE_SIZES = ['30', '60', '120'] as const;
+
+/** Chrono24's country sites, `www.chrono24.<domain>` (third-party domain list, notes §2; .de/.ch/.at hreflang in the captures). */
+export const DOMAINS = [
+  'com', 'co.uk', 'de', 'at', 'ch', 'fr', 'it', 'es', 'nl', 'be', 'pl', 'pt', 'se', 'dk', 'fi', 'gr', 'cz', 'hu',
+  'ro', 'sk', 'ie', 'com.tr', 'ru', 'jp', 'kr', 'cn', 'hk', 'sg', 'tw', 'in', 'com.au', 'ca', 'mx',
+] as const;
+
+/** Currencies Chrono24 formats (`window.metaData.currencyFormats` of the 2026 capture). */
+export const CURRENCIES = [
+  'AED', 'AUD', 'BHD', 'BRL', 'CAD', 'CHF', 'CLP', 'CNY', 'CZK', 'DKK', 'EUR', 'GBP', 'HKD', 'HRK', 'HUF', 'IDR',
+  'INR', 'JPY', 'KRW', 'KWD', 'MXN', 'MYR', 'NOK', 'NZD', 'OMR', 'PHP', 'PLN', 'QAR', 'RON', 'RUB', 'SEK', 'SGD',
+  'THB', 'TRY', 'TWD', 'USD', 'ZAR',
+] as const;
+
+const CATALOG_BY_UPSTREAM = new Map<string, CatalogGroup>(FINDER_CATALOG.map((g) => [g.id, g]));
+
+/** Splits a spec comma list; empty items are dropped. */
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * Checks one filter's comma list and returns the values to send upstream, or a message saying what is wrong.
+ * @example normaliseFilterValues(mappingFor('dial_color')!, '702, 710') // → { values: ['702', '710'] }
+ */
+export function normaliseFilterValues(m: FilterMapping, raw: string): { values: string[] } | { error: string } {
+  const check = m.check;
+  if (check.kind === 'unsupported') return { error: check.why };
+  const items = splitList(raw);
+  if (items.length === 0) return { error: 'must list at least one value' };
+  switch (check.kind) {
+    case 'codes': {
+      const group = CATALOG_BY_UPSTREAM.get(m.upstream!);
+      const codes = group?.values.map((v) => v.code) ?? [];
+      const out: string[] = [];
+      const unknown: string[] = [];
+      for (const item of items) {
+        const hit = codes.find((c) => c.toLowerCase() === item.toLowerCase());
+        if (hit === undefined) unknown.push(item);
+        else out.push(hit);
+      }
+      if (unknown.length > 0) {
+        return { error: `unknown code${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; look codes up with the finder (${m.upstream})` };
+      }
+      return { values: out };
+    }
+    case 'ids':
+      return items.every((i) => /^\d{1,12}$/.test(i)) ? { values: items } : { error: 'must be numeric Chrono24 ids, e.g. 221' };
+    case 'country': {
+      if (!items.every((i) => /^[A-Za-z]{2}$/.test(i))) return { error: 'must be two-letter country codes, e.g. FR,US' };
+      // Chrono24 spells the United Kingdom `UK` (notes §2), the ISO code is GB.
+      return { values: items.map((i) => (i.toUpperCase() === 'GB' ? 'UK' : i.toUpperCase())) };
+    }
+    case 'years':
+      return items.every((i) => /^(1[6-9]|20)\d\d$/.test(i)) ? { values: items } : { error: 'must be four-digit years, e.g. 2020,2021' };
+    case 'millimetres':
+      return items.every((i) => /^\d{1,3}$/.test(i)) ? { values: items } : { error: 'must be whole millimetres, e.g. 40' };
+    case 'text':
+      return { values: items };
+  }
+}
+
+export function mappingFor(param: string): FilterMapping | undefined {
+  return SEARCH_PARAM_MAP.find((m) => m.param === param);
+}
+
+function filterField(m: FilterMapping) {
+  const desc =
+    m.check.kind === 'unsupported'
+      ? `Not supported: ${m.check.why}. Any value answers 400.`
+      : `Comma-separated; each value is sent as its own \`${m.upstream}=\` parameter.` +
+        (m.check.kind === 'codes' ? ' Codes from the finder; unknown codes answer 400.' : '');
+  return z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      const r = normaliseFilterValues(m, v);
+      if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+    })
+    .describe(desc);
+}
+
+const intParam = (min: number, max: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
+
+/** The query-string parameters of `watchmarket.search` (all arrive as strings; numbers are coerced). */
+export const searchParamsSchema = z
+  .object({
+    query: z.string().trim().max(200).optional().describe('Free text, as typed in the Chrono24 search box (e.g. `Rolex Submariner`)'),
+    currency: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .pipe(z.enum(CURRENCIES, { error: `must be one of ${CURRENCIES.join(', ')}` }))
+      .default('EUR')
+      .describe('Currency of the prices (`currencyId`)'),
+    language: z
+      .string()
+      .trim()
+      .regex(/^[a-z]{2}[_-][A-Za-z]{2}$/, 'must look like en_US or de_DE')
+      .default('en_US')
+      .describe('Sent as Accept-Language. Chrono24 picks its language from the domain (com → English, de → German); it has no language URL parameter'),
+    domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(DOMAINS, { error: `must be one of ${DOMAINS.join(', ')}` }))
+      .default('com')
+      .describe('Chrono24 country site: `www.chrono24.<domain>`'),
+    page_size: z
+      .enum(PAGE_SIZES, { error: 'must be one of 30, 60, 120' })
+      .default('60')
+      .describe('Listings per page (`pageSize`): 30, 60 or 120'),
+    sort_by: z
+      .enum(['relevance', 'price_asc', 'price_desc', 'age_desc', 'age_asc'], {
+        error: 'must be one of relevance, price_asc, price_desc, age_desc, age_asc',
+      })
+      .default('relevance')
+      .refine((v) => v !== 'age_asc', AGE_ASC_REFUSAL)
+      .describe('`sortorder`: relevance (omitted), price_asc 1, price_desc 11, age_desc 5. age_asc answers 400: Chrono24 has no oldest-first order'),
+    max_age_in_days: intParam(0, 3650).default(0).describe('Only listings at most this many days old (`maxAgeInDays`); 0 = no limit'),
+    page: intParam(1, 10_000).default(1).describe('Page number (`showpage`)'),
+    price_from: intParam(0, 1e9).optional().describe('Minimum price in `currency` (`priceFrom`)'),
+    price_to: intParam(0, 1e9).optional().describe('Maximum price in `currency` (`priceTo`)'),
+    ...Object.fromEntries(SEARCH_PARAM_MAP.map((m) => [m.param, filterField(m)])),
+  })
+  .strict();
+export type SearchParams = z.output<typeof searchParamsSchema>;
+
+/** The host of a domain code. */
+export function hostFor(domain: string): string {
+  return `www.chrono24.${domain}`;
+}
+
+/**
+ * Spec parameters → the Chrono24 search URL (real host; the client applies origin overrides).
+ * Comma lists become repeated parameters in the order given.
+ * @example buildSearchUrl(searchParamsSchema.parse({ query: 'Rolex', dial_color: '702,710' }))
+ *   // https://www.chrono24.com/search/index.htm?dosearch=true&query=Rolex&currencyId=EUR&pageSize=60&showpage=1&dialColor=702&dialColor=710
+ */
+export function buildSearchUrl(p: SearchParams): string {
+  if ((p.sort_by as string) === 'age_asc') throw invalidParam('sort_by', AGE_ASC_REFUSAL);
+  if (p.price_from !== undefined && p.price_to !== undefined && p.price_from > p.price_to) {
+    throw invalidParam('price_from', `must not exceed price_to (${p.price_to})`);
+  }
+  const q = new URLSearchParams();
+  q.set('dosearch', 'true');
+  if (p.query) q.set('query', p.query);
+  q.set('currencyId', p.currency);
+  q.set('pageSize', p.page_size);
+  q.set('showpage', String(p.page));
+  const sort = SORT_ORDERS[p.sort_by as keyof typeof SORT_ORDERS];
+  if (sort) q.set('sortorder', sort);
+  if (p.max_age_in_days > 0) q.set('maxAgeInDays', String(p.max_age_in_days));
+  if (p.price_from !== undefined) q.set('priceFrom', String(p.price_from));
+  if (p.price_to !== undefined) q.set('priceTo', String(p.price_to));
+  const given = p as Record<string, unknown>;
+  for (const m of SEARCH_PARAM_MAP) {
+    const raw = given[m.param];
+    if (typeof raw !== 'string') continue;
+    const r = normaliseFilterValues(m, raw);
+    if ('error' in r) throw invalidParam(m.param, r.error);
+    for (const v of r.values) q.append(m.upstream!, v);
+  }
+  return `https://${hostFor(p.domain)}/search/index.htm?${q.toString()}`;
+}
+
+/** `en_US` → `en-US,en;q=0.9` for the Accept-Language header. */
+export function acceptLanguage(language: string): string {
+  const [lang, region] = language.split(/[_-]/) as [string, string];
+  return `${lang.toLowerCase()}-${region.toUpperCase()},${lang.toLowerCase()};q=0.9`;
+}
+
+/** The Markdown table of the OpenAPI description, generated from the mapping table. */
+export function mappingTableMarkdown(): string {
+  const rows = [
+    '| parameter | Chrono24 | notes |',
+    '|---|---|---|',
+    '| `query` | `query` (+ `dosearch=true`) | free text |',
+    '| `domain` | host `www.chrono24.<domain>` | ' + DOMAINS.join(', ') + ' |',
+    '| `currency` | `currencyId` | default EUR |',
+    '| `language` | `Accept-Language` header | the site language follows the domain |',
+    '| `page_size` | `pageSize` | 30, 60, 120 |',
+    '| `page` | `showpage` | |',
+    '| `sort_by` | `sortorder` | relevance omitted, price_asc 1, price_desc 11, age_desc 5, age_asc → 400 |',
+    '| `max_age_in_days` | `maxAgeInDays` | 0 = omitted |',
+    '| `price_from`, `price_to` | `priceFrom`, `priceTo` | |',
+    ...SEARCH_PARAM_MAP.map((m) => {
+      const target = m.upstream ? `\`${m.upstream}\` (repeated)` : '— (400)';
+      const note =
+        m.check.kind === 'unsupported'
+          ? m.check.why
+          : m.check.kind === 'codes'
+            ? 'catalog codes (finder)'
+            : m.check.kind === 'country'
+              ? 'two-letter codes; GB is sent as UK'
+              : m.check.kind;
+      return `| \`${m.param}\` | ${target} | ${note} |`;
+    }),
+  ];
+  return rows.join('\n');
+}

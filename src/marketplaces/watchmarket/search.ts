@@ -1,0 +1,107 @@
+/** Spec 4.5: Chrono24 listing search with every filter, sorting and paging, parsed from the results page HTML. */
+import { MarketlensError } from '../../errors.js';
+import { defineOperation } from '../../operations/types.js';
+import { expectOk } from '../../upstream/expect.js';
+import type { UpstreamResponse } from '../../upstream/http-client.js';
+import { canonicalUrlOf, pagedCanonicalUrl, parseSearchPage, statedPage, type SearchBodies } from './parse.js';
+import { searchResultSchema } from './schema.js';
+import { acceptLanguage, buildSearchUrl, mappingTableMarkdown, searchParamsSchema } from './search-params.js';
+
+/**
+ * Cloudflare's challenge ("Just a moment…", `cf-mitigated: challenge`) in place of a results page. Chrono24 has
+ * answered non-browser clients this way since late 2024 (notes §5). A real results page is never taken for one.
+ * @example isChallengePage({ status: 403, headers: { 'cf-mitigated': 'challenge' }, body: '', url: '' }) // true
+ */
+export function isChallengePage(res: UpstreamResponse): boolean {
+  if (/challenge/i.test(res.headers['cf-mitigated'] ?? '')) return true;
+  if (res.body.includes('id="wt-watches"')) return false;
+  return /<title>\s*Just a moment\.\.\.|id="challenge-form"|window\._cf_chl_opt|cf-browser-verification|<title>Attention Required! \| Cloudflare/i.test(
+    res.body,
+  );
+}
+
+const DESCRIPTION = `Searches Chrono24 listings and parses the results page (Chrono24 has no JSON search API).
+
+**Parameters → Chrono24 URL** (\`https://www.chrono24.<domain>/search/index.htm?dosearch=true&…\`). Comma lists
+become repeated parameters (\`dial_color=702,710\` → \`dialColor=702&dialColor=710\`). Filter codes come from the
+finder (\`/api/v2/finder/watchmarket-search\`); an unknown code answers 400 naming the parameter.
+
+${mappingTableMarkdown()}
+
+**Redirects.** A recognised query lands on Chrono24's canonical brand or model page (e.g. \`query=Rolex Submariner\`
+→ \`/rolex/submariner--mod1.htm\`); that page is parsed and \`url\` is the page fetched after redirects.
+
+**price_stats** are computed by marketlens from the priced listings on the returned page: Chrono24 states no
+median or average (its JSON-LD low/high cover the same page only). \`total_results\` is the count the page states.
+
+**Blocks.** Chrono24 sits behind Cloudflare; a challenge page answers 503 \`upstream_blocked\`.`;
+
+export const watchmarketSearch = defineOperation({
+  name: 'watchmarket.search',
+  marketplace: 'watchmarket',
+  path: '/api/v1/scraper/watchmarket/search',
+  summary: 'Search listings with filters, sorting and pagination (Chrono24)',
+  description: DESCRIPTION,
+  params: searchParamsSchema,
+  // The spec labels `page` a body parameter; the query string works too.
+  bodyParams: ['page'],
+  record: searchResultSchema,
+  cacheClass: 'searches',
+  example: {
+    params: { query: 'Rolex Submariner', currency: 'USD', dial_color: '702' },
+    response: {
+      url: 'https://www.chrono24.com/rolex/submariner--mod1.htm',
+      stats: {
+        price_stats: { lowest_price: 9995, median_price: 17856, average_price: 15525.33, highest_price: 18725 },
+        total_results: 9140,
+      },
+      results: [
+        {
+          id: '47962070',
+          url: 'https://www.chrono24.com/rolex/submariner-date--id47962070.htm',
+          badge: null,
+          price: { amount: 18725, currency: '$' },
+          title: 'Rolex Submariner Date',
+          subtitle: '116613LN',
+          images: ['https://img.chrono24.com/images/uhren/k1nmmr4190ua-h2ckoikaqxkrsxy8a102p5g0-ExtraLarge.jpg'],
+          location: 'US',
+          shipping: 'Plus shipping',
+        },
+      ],
+      pagination: { current: 1, next: 2, other_pages: [2, 3, 4, 5, 40, 80, 120, 153], has_next_page: true },
+    },
+  },
+  async fetch(ctx, p): Promise<SearchBodies> {
+    const get = async (url: string, label: string): Promise<UpstreamResponse> => {
+      const res = await ctx.http.request({ url, expect: 'html', label, headers: { 'accept-language': acceptLanguage(p.language) } }, ctx);
+      if (isChallengePage(res)) {
+        throw new MarketlensError('upstream_blocked', `watchmarket answered with a bot challenge (HTTP ${res.status})`, {
+          upstreamStatus: res.status,
+          retryAfter: 30,
+        });
+      }
+      expectOk(res, 'watchmarket', 'search page');
+      return res;
+    };
+    let res = await get(buildSearchUrl(p), 'search');
+    // A recognised query redirects to its canonical page, which pages by path: when the landing page shows another
+    // page than asked, fetch the asked page by its path once (parse still refuses any remaining mismatch).
+    const shown = statedPage(res.body);
+    if (shown !== null && shown.current !== p.page && p.page <= shown.last) {
+      const paged = pagedCanonicalUrl(res.url, shown.current, p.page);
+      if (paged !== null) res = await get(paged, 'search_page');
+    }
+    return { url: res.url, pages: [res.body] };
+  },
+  parse(bodies: SearchBodies, p) {
+    return parseSearchPage(bodies, p.page ?? 1);
+  },
+  bodiesFromFiles(files, p) {
+    const pages = files.map((f) => f.text);
+    // A saved page has no fetch URL: use the canonical URL it names, else the URL these parameters would fetch.
+    const given = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
+    const fallback = searchParamsSchema.safeParse(given);
+    const url = canonicalUrlOf(pages) ?? (fallback.success ? buildSearchUrl(fallback.data) : 'https://www.chrono24.com/search/index.htm');
+    return { url, pages };
+  },
+});
