@@ -1,0 +1,114 @@
+/**
+ * Bodies → spec §2.8 record, plus which parts are missing because their source failed. Pure: a source whose body
+ * does not parse counts as failed (upstream_changed) like one that did not answer.
+ */
+import { MarketlensError, type ErrorCode } from '../../errors.js';
+import type { ElectronicsBodies, SourceError, SourceName } from './bodies.js';
+import { extractPageData, type PageData } from './parse-page.js';
+import { buildPricing } from './parse-pricing.js';
+import { buildReviews } from './parse-reviews.js';
+import { buildSpecificationGroups, buildSpecificationsSettings } from './parse-specifications.js';
+import { obj } from './pick.js';
+import type { ElectronicsProduct } from './schema.js';
+
+export interface Assembled {
+  record: ElectronicsProduct;
+  /** Record parts (dotted paths) left null because a source they come from failed. */
+  missing: string[];
+  /** Every failed source, including bodies that arrived but did not parse. */
+  failures: Partial<Record<SourceName, SourceError>>;
+}
+
+/** Which sources feed which part (the official API only counts when it was asked). */
+const PART_SOURCES: Record<string, SourceName[]> = {
+  pricing: ['pricing', 'priceView', 'page', 'official'],
+  'pricing.sku_price_domain': ['pricing', 'page', 'official'],
+  reviews: ['reviews', 'page', 'official'],
+  'reviews.reviews': ['reviews'],
+  specification_groups: ['page'],
+  specifications: ['page'],
+};
+
+/** Most useful error first when every source failed. */
+const ERROR_ORDER: ErrorCode[] = [
+  'not_found',
+  'upstream_blocked',
+  'circuit_open',
+  'overloaded',
+  'upstream_timeout',
+  'upstream_error',
+  'upstream_changed',
+];
+
+function parseJson(
+  text: string | undefined,
+  name: SourceName,
+  failures: Partial<Record<SourceName, SourceError>>,
+): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    failures[name] = { code: 'upstream_changed', message: `${name} answer is not JSON` };
+    return undefined;
+  }
+}
+
+/**
+ * @example assemble({ sku: '6534615', page: html, pricing: json, errors: { reviews: { code: 'upstream_error', message: '…' } } })
+ */
+export function assemble(bodies: ElectronicsBodies): Assembled {
+  const failures: Partial<Record<SourceName, SourceError>> = { ...bodies.errors };
+  let page: PageData | undefined = bodies.pageData;
+  if (!page && bodies.page !== undefined) {
+    page = extractPageData(bodies.page, bodies.sku);
+    if (!page) failures.page = { code: 'upstream_changed', message: 'product page carries no known product data' };
+  }
+  const pricingApi = parseJson(bodies.pricing, 'pricing', failures);
+  const priceView = parseJson(bodies.priceView, 'priceView', failures);
+  const reviewsApi = parseJson(bodies.reviews, 'reviews', failures);
+  const official = obj(parseJson(bodies.official, 'official', failures));
+
+  const record: ElectronicsProduct = {
+    pricing: buildPricing({ sku: bodies.sku, pricingApi, priceView, pricingApp: page?.pricingApp, product: page?.product, official }),
+    reviews: buildReviews({
+      sku: bodies.sku,
+      reviewsApi,
+      reviewsRequest: bodies.reviewsRequest,
+      reviewsApp: page?.reviewsApp,
+      product: page?.product,
+      pageTopics: page?.reviewTopics,
+      official,
+    }),
+    specification_groups: buildSpecificationGroups(page?.specificationsApp, page?.product),
+    specifications: buildSpecificationsSettings(page?.specificationsApp),
+  };
+
+  if (Object.values(record).every((v) => v === null)) throw allFailed(failures);
+
+  const valueAt = (path: string): unknown =>
+    path.split('.').reduce<unknown>((v, k) => (v === null || v === undefined ? v : (v as Record<string, unknown>)[k]), record);
+  const missing: string[] = [];
+  for (const [part, sources] of Object.entries(PART_SOURCES)) {
+    const parent = part.includes('.') ? part.slice(0, part.lastIndexOf('.')) : undefined;
+    // Report only the outermost missing part: `reviews`, not also `reviews.reviews`.
+    if (parent !== undefined && valueAt(parent) === null) continue;
+    if (valueAt(part) === null && sources.some((s) => failures[s] !== undefined)) missing.push(part);
+  }
+  return { record, missing, failures };
+}
+
+/** The error to answer when no source gave anything: the most telling failure, naming every source's. */
+export function allFailed(failures: Partial<Record<SourceName, SourceError>>): MarketlensError {
+  const list = Object.entries(failures) as [SourceName, SourceError][];
+  if (list.length === 0) {
+    return new MarketlensError('upstream_changed', 'electronics: no source carried any product data');
+  }
+  const rank = (c: ErrorCode) => (ERROR_ORDER.includes(c) ? ERROR_ORDER.indexOf(c) : ERROR_ORDER.length);
+  const [, worst] = list.reduce((a, b) => (rank(b[1].code) < rank(a[1].code) ? b : a));
+  const detail = list.map(([name, e]) => `${name}: ${e.message}`).join('; ');
+  return new MarketlensError(worst.code, `electronics: every source failed (${detail})`, {
+    upstreamStatus: worst.status,
+    retryAfter: worst.retryAfter,
+  });
+}
