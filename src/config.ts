@@ -242,10 +242,16 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     staleIfErrorSeconds: e.MARKETLENS_STALE_IF_ERROR,
     cacheMaxBytes: e.MARKETLENS_CACHE_MAX_BYTES,
     bestbuyApiKey: e.MARKETLENS_BESTBUY_API_KEY,
-    browserPath: e.MARKETLENS_BROWSER_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined),
+    browserPath: browserPath(e.MARKETLENS_BROWSER_PATH),
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
     marketplaces,
   };
+}
+
+/** MARKETLENS_BROWSER_PATH, else Debian's Chromium when installed; `none` turns the browser tier off. */
+function browserPath(configured: string | undefined): string | undefined {
+  if (configured === 'none' || configured === 'off') return undefined;
+  return configured ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
 }
 
 /** Names and meanings of every variable, for the README table and `marketlens --help`. */

@@ -1,6 +1,6 @@
 /**
  * The seam for the browser tier (a real Chromium that passes JavaScript challenges; its own issue). A fetcher is
- * registered with the client (`createHttpClient(config, { browser })`); when the `browser` tier is configured but
+ * registered with the client (`createHttpClient(config, observer, { browser })`; by default Chromium from src/upstream/browser/); when the `browser` tier is configured but
  * none is registered, the client skips the tier with a log line.
  */
 import type { Marketplace } from '../marketplaces/catalog.js';

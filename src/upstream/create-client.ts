@@ -1,13 +1,16 @@
 import pino from 'pino';
 import type { Config } from '../config.js';
+import { MARKETPLACES } from '../marketplaces/catalog.js';
 import type { BrowserFetcher } from './browser.js';
+import { createBrowserFetcher } from './browser/index.js';
 import { HarRecorder, HarReplayClient } from './har.js';
 import type { HttpClient } from './http-client.js';
 import { ImpitHttpClient, type UpstreamLogger } from './impit-client.js';
 import type { UpstreamObserver } from './observer.js';
+import { tiersFor } from './tiers.js';
 
 export interface CreateClientOptions {
-  /** The browser tier's implementation (none yet: the tier is skipped with a log line). */
+  /** The browser tier's implementation; by default Chromium when some marketplace's tiers name `browser`. */
   browser?: BrowserFetcher;
   /** Records lookups as HAR here instead of MARKETLENS_RECORD_DIR (`marketlens record`). */
   recorder?: HarRecorder;
@@ -21,12 +24,15 @@ export interface CreateClientOptions {
  */
 export function createHttpClient(config: Config, observer?: UpstreamObserver, options: CreateClientOptions = {}): HttpClient {
   if (config.replay) return new HarReplayClient(config.replay);
+  // stderr: the CLI prints records on stdout.
+  const logger = options.logger ?? pino({ level: config.logLevel, name: 'upstream' }, stderr());
+  // Chromium itself starts only on the first lookup that reaches the browser tier.
+  const wantsBrowser = MARKETPLACES.some((mp) => tiersFor(config, mp).includes('browser'));
   return new ImpitHttpClient(config, {
     observer,
-    browser: options.browser,
+    browser: options.browser ?? (wantsBrowser ? createBrowserFetcher(config, { logger }) : undefined),
     recorder: options.recorder ?? (config.recordDir ? new HarRecorder(config.recordDir) : undefined),
-    // stderr: the CLI prints records on stdout.
-    logger: options.logger ?? pino({ level: config.logLevel, name: 'upstream' }, stderr()),
+    logger,
   });
 }
 

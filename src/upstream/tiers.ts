@@ -1,10 +1,12 @@
 /**
  * Fetch tiers, cheapest first: direct (impersonating client) → proxy (same client through the marketplace's proxy
- * pool) → unblocker (an external unblocking service, MARKETLENS_UNBLOCKER_URL) → browser (a real browser, a later
- * issue; see browser.ts). A marketplace's order comes from MARKETLENS_<MP>_TIERS, else the default below.
+ * pool) → unblocker (an external unblocking service, MARKETLENS_UNBLOCKER_URL) → browser (a real Chromium, see
+ * browser/). A marketplace's order comes from MARKETLENS_<MP>_TIERS, else the default below.
  */
 import type { Config, FetchTier } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
+
+const BROWSER_BY_DEFAULT: ReadonlySet<Marketplace> = new Set(['watchmarket', 'resale-a']);
 
 /**
  * @example tiersFor(config, 'resale-b') // ['direct', 'proxy'] when MARKETLENS_PROXY_URLS is set
@@ -15,6 +17,9 @@ export function tiersFor(config: Config, marketplace: Marketplace): FetchTier[] 
   const tiers: FetchTier[] = ['direct'];
   if (proxiesFor(config, marketplace).length > 0) tiers.push('proxy');
   if (config.unblockerUrl) tiers.push('unblocker');
+  // Cloudflare (Chrono24) and PerimeterX (StockX) challenges only a real browser passes; elsewhere the fast
+  // client suffices, so the browser is opt-in there (MARKETLENS_<MP>_TIERS).
+  if (config.browserPath && BROWSER_BY_DEFAULT.has(marketplace)) tiers.push('browser');
   return tiers;
 }
 

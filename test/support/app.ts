@@ -18,6 +18,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     MARKETLENS_RATE_LIMIT: '0',
     // Fast backoff keeps fault tests quick; retry behaviour has its own tests.
     MARKETLENS_RETRY_BASE_MS: '10',
+    // No Chromium unless a test asks for it: blocked-site tests must not wait out challenges in a browser.
+    MARKETLENS_BROWSER_PATH: 'none',
     ...env,
   });
 }
