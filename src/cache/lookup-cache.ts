@@ -15,6 +15,7 @@ import { isFresh, retainSeconds, servesStaleOn, staleWhileRevalidateSeconds } fr
 import type { Logger } from './redis-connection.js';
 import { LOCK_HEARTBEAT_MS, type RedisFlights } from './redis-flights.js';
 import { toCachedAnswer, type CachedAnswer, type Store } from './store.js';
+import { untilAborted } from '../util/until-aborted.js';
 
 /** What a fetch produces: the record's bytes and timings. */
 export interface FetchedAnswer {
@@ -93,7 +94,7 @@ export class LookupCache {
       flight = this.startFlight(req, accept);
     }
     try {
-      const r = await waitWithin(flight, req.deadline(), req.marketplace);
+      const r = await untilAborted(flight, req.deadline(), () => timeoutError(req.marketplace));
       if (joined || r.fromPeer) {
         return { json: r.answer.json, fetchedAt: r.answer.fetchedAt, lastModified: r.answer.lastModified, cache: 'shared', missingParts: r.answer.missingParts, waitMs: performance.now() - waitStart };
       }
@@ -197,21 +198,3 @@ function timeoutError(marketplace: string): MarketlensError {
   return new MarketlensError('upstream_timeout', `${marketplace} did not answer within the deadline`);
 }
 
-/** Waits for a flight, but only until the caller's own deadline; the flight itself continues. */
-function waitWithin<T>(flight: Promise<T>, signal: AbortSignal, marketplace: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(timeoutError(marketplace));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(timeoutError(marketplace));
-    signal.addEventListener('abort', onAbort, { once: true });
-    flight.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}

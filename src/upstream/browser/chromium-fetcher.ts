@@ -24,6 +24,7 @@ import { GuardProxy } from './guard-proxy.js';
 import { pinnedIdentity, type BrowserIdentity } from './identity.js';
 import { PagePool, type Lease } from './page-pool.js';
 import { fetchInPage, navigate, type PageAnswer } from './page-requests.js';
+import { untilAborted } from '../../util/until-aborted.js';
 
 /** Flags that keep Chromium quiet on a closed network (no update checks, sync, field trials, QUIC, WebRTC leaks). */
 export const CHROMIUM_FLAGS = [
@@ -338,24 +339,6 @@ function ownCookieHeader(request: UpstreamRequest): string | undefined {
   return undefined;
 }
 
-/** Rejects with the signal's reason when it fires first (the work itself carries on and is cleaned up by its owner). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
 
 /**
  * Runs `work` on the leased page until `signal` fires. At the deadline the lookup fails at once and the page is
