@@ -26,7 +26,7 @@ export function buildSpecificationGroups(
   return groups
     .map((g) => obj(g) ?? {})
     .map((g) => ({
-      display_name: str(g.displayName) ?? str(g.name) ?? '',
+      display_name: str(g.displayName) ?? str(g.name),
       specifications: (arr(g.specifications) ?? [])
         .map((s) => obj(s) ?? {})
         .map((s) => ({ id: str(s.id), value: text(s.value), definition: str(s.definition), display_name: str(s.displayName) }))

@@ -303,7 +303,7 @@ export const reviewsSchema = z
 
 export const specificationGroupSchema = z
   .object({
-    display_name: z.string(),
+    display_name: z.string().nullable().describe("The group's name; null when Best Buy sends none"),
     specifications: z.array(
       z
         .object({

@@ -92,8 +92,11 @@ function toRecord(p: UpstreamProduct, market: MarketData | null): Product {
 export function titleOf(p: { title?: string | null; primaryTitle?: string | null; secondaryTitle?: string | null }): string | undefined {
   const title = text(p.title);
   if (title) return title;
-  const joined = [text(p.primaryTitle), text(p.secondaryTitle)].filter(Boolean).join(' ');
-  return joined === '' ? undefined : joined;
+  // The model (primaryTitle) names the product; a colourway (secondaryTitle) alone is no name.
+  const primary = text(p.primaryTitle);
+  if (primary === null) return undefined;
+  const secondary = text(p.secondaryTitle);
+  return secondary === null ? primary : `${primary} ${secondary}`;
 }
 
 /** Upstream strings: blank means absent (apparel `styleId: ""`), so null. */

@@ -135,7 +135,9 @@ function pagination(html: string): PartResult['pagination'] {
     if (/^\d+$/.test(t)) pages.add(Number(t));
   });
   const active = nav.find('[aria-current="page"]').first();
-  const current = Number(text(active.length > 0 ? active : nav.find('.active').first()));
+  // An unreadable marker (cut off, renamed) is an unknown page (NaN), never page 0 (`Number('')`).
+  const currentText = text(active.length > 0 ? active : nav.find('.active').first());
+  const current = /^\d+$/.test(currentText) ? Number(currentText) : NaN;
   // Every card carousel has its own i-forward button: "next" is looked for only in the pagination and its container.
   const hasNext = nextBox || nav.find('a').filter((_, a) => $(a).find('i.i-forward').length > 0).length > 0;
   pages.delete(current);
@@ -291,8 +293,8 @@ export function parseSearchPage(bodies: SearchBodies, requestedPage = 1): Search
     url: bodies.url,
     stats: {
       price_stats: priceStats(listings),
-      // No count and no cards on a results page means an empty result, which the page then states by showing nothing.
-      total_results: stated ?? (listings.length === 0 && nav === null ? 0 : null),
+      // Only the count the page states: a page without one (cut off, or its markup changed) is not "0 listings".
+      total_results: stated,
     },
     results: listings,
     pagination: {

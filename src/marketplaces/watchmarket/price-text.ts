@@ -18,6 +18,9 @@ export function parseLocaleNumber(text: string): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
+/** One printed price: digits with one kind of thousands separator, and an optional 1–2 digit decimal part. */
+const PRICE_NUMBER = /^(?:\d{1,3}(?:([.,'’ \u00a0\u202f])\d{3}(?:\1\d{3})*)?|\d+)(?:[.,]\d{1,2})?$/;
+
 /**
  * A card's price text → amount and the currency as printed (symbol or code, before or after the number).
  * "Price on request" and other texts without digits give nulls.
@@ -25,11 +28,15 @@ export function parseLocaleNumber(text: string): number | null {
  */
 export function parsePriceText(text: string): { amount: number | null; currency: string | null } {
   const clean = text.replace(/\s+/g, ' ').trim();
-  const amount = parseLocaleNumber(clean);
-  if (amount === null) return { amount: null, currency: null };
+  const token = clean.match(/\d[\d.,'’\s\u00a0\u202f]*/)?.[0].replace(/[\s\u00a0\u202f]+$/, '');
+  if (token === undefined || !PRICE_NUMBER.test(token)) return { amount: null, currency: null };
   const currency = clean
-    .replace(/\d[\d.,'’\s\u00a0\u202f]*/, ' ')
+    .replace(token, ' ')
     .replace(/[\s\u00a0\u202f]+/g, ' ')
     .trim();
+  // A garbled text ("€6,4x50", "€6,45O", a second number) is no price rather than a wrong one.
+  if (/[\d\s]/.test(currency)) return { amount: null, currency: null };
+  const amount = parseLocaleNumber(token);
+  if (amount === null) return { amount: null, currency: null };
   return { amount, currency: currency === '' ? null : currency };
 }
