@@ -5,12 +5,21 @@
 export const MARKETPLACES = ['watchmarket', 'resale-a', 'resale-b', 'sportswear', 'electronics'] as const;
 export type Marketplace = (typeof MARKETPLACES)[number];
 
+/**
+ * Chrono24's country sites, `www.chrono24.<domain>` (third-party domain list, chrono24 notes §2; .de/.ch/.at hreflang
+ * in the captures). The watch search's `domain` parameter picks one; the SSRF allowlist is exactly these hosts.
+ */
+export const CHRONO24_DOMAINS = [
+  'com', 'co.uk', 'de', 'at', 'ch', 'fr', 'it', 'es', 'nl', 'be', 'pl', 'pt', 'se', 'dk', 'fi', 'gr', 'cz', 'hu',
+  'ro', 'sk', 'ie', 'com.tr', 'ru', 'jp', 'kr', 'cn', 'hk', 'sg', 'tw', 'in', 'com.au', 'ca', 'mx',
+] as const;
+
 export interface MarketplaceInfo {
   /** Path segment of the alias routes, the real site's name (Retailed-compatible paths). */
   alias: string;
   /** Human name of the real site, for messages and docs. */
   site: string;
-  /** Exact hosts or `*.suffix` patterns the marketplace's operations may fetch. */
+  /** Exact hosts the marketplace's operations may fetch. */
   hosts: readonly string[];
   /** Suffix of the configuration variables, e.g. MARKETLENS_RESALE_B_ORIGIN. */
   envName: string;
@@ -21,7 +30,7 @@ export const MARKETPLACE_INFO: Record<Marketplace, MarketplaceInfo> = {
     alias: 'chrono24',
     site: 'Chrono24',
     // One site per country domain (chrono24.com, .de, .fr, .co.uk, .ch, …); the `domain` parameter picks one.
-    hosts: ['www.chrono24.com', 'chrono24.com', 'www.chrono24.*'],
+    hosts: ['chrono24.com', ...CHRONO24_DOMAINS.map((d) => `www.chrono24.${d}`)],
     envName: 'WATCHMARKET',
   },
   'resale-a': { alias: 'stockx', site: 'StockX', hosts: ['stockx.com', 'www.stockx.com'], envName: 'RESALE_A' },
@@ -35,15 +44,7 @@ export const MARKETPLACE_INFO: Record<Marketplace, MarketplaceInfo> = {
   },
 };
 
-/** True when `host` (lower-case, no port) is one the marketplace owns. */
+/** True when `host` (no port) is one the marketplace owns. */
 export function isMarketplaceHost(marketplace: Marketplace, host: string): boolean {
-  const h = host.toLowerCase();
-  return MARKETPLACE_INFO[marketplace].hosts.some((pattern) => {
-    if (!pattern.endsWith('.*')) return h === pattern;
-    // `www.chrono24.*`: the registrable part after the prefix must be a plain public suffix such as `de` or `co.uk`.
-    const prefix = pattern.slice(0, -1);
-    if (!h.startsWith(prefix)) return false;
-    const rest = h.slice(prefix.length);
-    return /^(?:[a-z]{2,3}|co\.[a-z]{2}|com\.[a-z]{2})$/.test(rest);
-  });
+  return MARKETPLACE_INFO[marketplace].hosts.includes(host.toLowerCase());
 }

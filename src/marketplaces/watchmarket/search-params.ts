@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { invalidParam } from '../../errors.js';
+import { CHRONO24_DOMAINS } from '../catalog.js';
 import { FINDER_CATALOG } from './finder-catalog-data.js';
 import type { CatalogGroup } from './schema.js';
 
@@ -106,11 +107,8 @@ export const AGE_ASC_REFUSAL =
 
 export const PAGE_SIZES = ['30', '60', '120'] as const;
 
-/** Chrono24's country sites, `www.chrono24.<domain>` (third-party domain list, notes §2; .de/.ch/.at hreflang in the captures). */
-export const DOMAINS = [
-  'com', 'co.uk', 'de', 'at', 'ch', 'fr', 'it', 'es', 'nl', 'be', 'pl', 'pt', 'se', 'dk', 'fi', 'gr', 'cz', 'hu',
-  'ro', 'sk', 'ie', 'com.tr', 'ru', 'jp', 'kr', 'cn', 'hk', 'sg', 'tw', 'in', 'com.au', 'ca', 'mx',
-] as const;
+/** Chrono24's country sites (`domain` values); the list lives with the SSRF allowlist it also defines. */
+export const DOMAINS = CHRONO24_DOMAINS;
 
 /** Currencies Chrono24 formats (`window.metaData.currencyFormats` of the 2026 capture). */
 export const CURRENCIES = [
@@ -174,6 +172,9 @@ export function mappingFor(param: string): FilterMapping | undefined {
   return SEARCH_PARAM_MAP.find((m) => m.param === param);
 }
 
+/** Longest accepted filter value (a comma list of ~40 twelve-digit ids, or a long reference text). */
+const FILTER_MAX_LENGTH = 500;
+
 function filterField(m: FilterMapping) {
   const desc =
     m.check.kind === 'unsupported'
@@ -182,6 +183,8 @@ function filterField(m: FilterMapping) {
         (m.check.kind === 'codes' ? ' Codes from the finder; unknown codes answer 400.' : '');
   return z
     .string()
+    // Every value goes into the Chrono24 URL: an unbounded list or text would make an URL upstream refuses (414/431).
+    .max(FILTER_MAX_LENGTH, `must be at most ${FILTER_MAX_LENGTH} characters`)
     .optional()
     .superRefine((v, ctx) => {
       if (v === undefined) return;
