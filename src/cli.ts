@@ -74,6 +74,9 @@ async function serve(config: Config): Promise<number> {
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     app.marketlens.state.ready = false;
+    // SIGTERM comes from an orchestrator: keep serving (with /readyz at 503) long enough for its load balancer to
+    // notice and stop sending traffic, then close. Ctrl-C (SIGINT) is a person at a terminal: close at once.
+    if (signal === 'SIGTERM' && config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     await app.close();
     process.exit(0);
   };

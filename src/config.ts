@@ -77,6 +77,8 @@ const globalShape = {
   MARKETLENS_RECORD_DIR: z.string().min(1).optional(),
   MARKETLENS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MARKETLENS_METRICS_PUBLIC: bool.default(false),
+  /** On SIGTERM, how long to keep serving with /readyz at 503 before closing, so load balancers drain first (ms). */
+  MARKETLENS_SHUTDOWN_DELAY_MS: int(0, 120_000).default(2_000),
   /** One deadline for a whole lookup, from route to socket (ms). */
   MARKETLENS_DEADLINE_MS: int(100, 300_000).default(25_000),
   MARKETLENS_MAX_BODY_BYTES: int(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
@@ -151,6 +153,7 @@ export interface Config {
   recordDir?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   metricsPublic: boolean;
+  shutdownDelayMs: number;
   deadlineMs: number;
   maxBodyBytes: number;
   retry: { attempts: number; baseMs: number };
@@ -227,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     recordDir: e.MARKETLENS_RECORD_DIR,
     logLevel: e.MARKETLENS_LOG_LEVEL,
     metricsPublic: e.MARKETLENS_METRICS_PUBLIC,
+    shutdownDelayMs: e.MARKETLENS_SHUTDOWN_DELAY_MS,
     deadlineMs: e.MARKETLENS_DEADLINE_MS,
     maxBodyBytes: e.MARKETLENS_MAX_BODY_BYTES,
     retry: { attempts: e.MARKETLENS_RETRY_ATTEMPTS, baseMs: e.MARKETLENS_RETRY_BASE_MS },

@@ -42,10 +42,12 @@ export function operationPaths(): string[] {
 export function registerOperationRoutes(app: FastifyInstance, deps: OperationRouteDeps): void {
   for (const op of allOperations()) {
     const bodyKeys = op.bodyParams ?? [];
-    const optional = Object.fromEntries(bodyKeys.map((k) => [k, true as const]));
-    // Parameters a JSON body may carry are optional in the query string; the handler checks the merged set.
-    const querystring = (bodyKeys.length > 0 ? op.params.partial(optional) : op.params).extend({ max_age: maxAge });
-    const body = bodyKeys.length > 0 ? op.params.pick(optional).partial().strict().nullish() : undefined;
+    // Parameters a JSON body may carry are optional on both sides, and without their defaults there (zod's partial()
+    // keeps a default, which then counts as given and clashes with the other side); the handler checks the merged
+    // set, where the defaults apply.
+    const loose = Object.fromEntries(bodyKeys.map((k) => [k, looseParam(op.params.shape[k])]));
+    const querystring = (bodyKeys.length > 0 ? op.params.extend(loose) : op.params).extend({ max_age: maxAge });
+    const body = bodyKeys.length > 0 ? z.object(loose).strict().nullish() : undefined;
     const handler = makeHandler(op, deps);
     for (const [url, hide] of [[op.path, false], [aliasPath(op), true]] as const) {
       app.route({
@@ -75,6 +77,13 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
       });
     }
   }
+}
+
+/** A body-capable parameter as either side takes it: optional, without its default, with its description. */
+function looseParam(schema: z.ZodType): z.ZodType {
+  const inner = schema instanceof z.ZodDefault ? (schema.removeDefault() as z.ZodType) : schema;
+  const loose = inner.optional();
+  return schema.description ? loose.describe(schema.description) : loose;
 }
 
 /**

@@ -69,7 +69,8 @@ export function normaliseError(e: unknown): MarketlensError {
       if (v.keyword === 'unrecognized_keys' && params.keys) {
         for (const k of params.keys) issues.push({ param: k, message: 'unknown parameter' });
       } else {
-        const param = v.instancePath.replace(/^\//, '').split('/')[0] || 'query';
+        // An error on the whole body (not an object) names the body, not a query-string parameter.
+        const param = v.instancePath.replace(/^\//, '').split('/')[0] || (e.validationContext === 'body' ? 'body' : 'query');
         const raw = v.message ?? 'is invalid';
         const message = v.keyword === 'invalid_type' && /received undefined/.test(raw) ? 'is required' : raw;
         issues.push({ param, message });

@@ -29,6 +29,9 @@ export function assertFetchable(marketplace: Marketplace, url: URL, via: 'reques
   throw new MarketlensError('internal', `refused to fetch ${url.origin}: ${why}`);
 }
 
+/** Longest user-supplied URL accepted: longer ones would only make upstream refuse the request (414/431). */
+const MAX_URL_LENGTH = 2048;
+
 /**
  * Parses a user-supplied URL parameter and checks it belongs to the marketplace: 400 naming the parameter otherwise.
  * Accepts `www.goat.com/…` without a scheme (users paste those); `http://` is upgraded to https.
@@ -36,6 +39,7 @@ export function assertFetchable(marketplace: Marketplace, url: URL, via: 'reques
  */
 export function parseMarketplaceUrl(marketplace: Marketplace, param: string, input: string): URL {
   let text = input.trim();
+  if (text.length > MAX_URL_LENGTH) throw invalidParam(param, `is too long (at most ${MAX_URL_LENGTH} characters)`);
   if (!/^[a-z][a-z0-9+.-]*:/i.test(text)) text = `https://${text}`;
   let url: URL;
   try {

@@ -32,11 +32,20 @@ export function parseProductQuery(input: string): ProductRef {
   const url = parseMarketplaceUrl('resale-a', 'query', text);
   const segments = url.pathname.split('/').filter(Boolean);
   if (segments.length > 0 && LOCALE_SEGMENTS.has(segments[0]!.toLowerCase())) segments.shift();
-  const slug = segments.length === 1 ? decodeURIComponent(segments[0]!) : undefined;
+  const slug = segments.length === 1 ? safeDecode(segments[0]!) : undefined;
   if (slug === undefined || !SLUG.test(slug)) {
     throw invalidParam('query', 'is not a StockX product URL (expected https://stockx.com/{slug})');
   }
   return { kind: 'slug', slug };
+}
+
+/** A path segment decoded, or undefined when its percent-encoding is broken (`%zz`): a 400, never a URIError. */
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
