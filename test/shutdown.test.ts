@@ -1,0 +1,164 @@
+/**
+ * Graceful shutdown of the real binary (issue 10): `marketlens serve` gets SIGTERM while lookups wait on a slow
+ * upstream → /readyz answers 503 during the shutdown delay (then the connection is refused once the listener closes),
+ * every in-flight lookup still completes with its 200 record, new connections are refused, and the process exits 0
+ * promptly, also when the clients use keep-alive connections.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pricesRecordSchema } from '../src/marketplaces/resale-b/schema.js';
+import { TEST_KEY } from './support/app.js';
+import { closedPort } from './support/ports.js';
+import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const CLI = join(ROOT, 'src/cli.ts');
+/** How long the fake GOAT holds each answer: long enough to send SIGTERM while every lookup waits on it. */
+const UPSTREAM_DELAY_MS = 1500;
+/** Shorter than the upstream delay: the listener closes while lookups are still in flight. */
+const SHUTDOWN_DELAY_MS = 500;
+const IN_FLIGHT = 6;
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/**
+ * One GET, by default on its own connection (no pool), so each lookup is a separate in-flight request; with a
+ * keep-alive agent, as a load balancer or SDK would send it.
+ */
+function get(port: number, path: string, headers: Record<string, string> = {}, agent: Agent | false = false): Promise<Answer> {
+  return new Promise((resolveAnswer, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolveAnswer({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(15_000, () => req.destroy(new Error('request timed out')));
+    req.end();
+  });
+}
+
+/** /readyz as a load balancer sees it: the status, or the network error code once nothing listens. */
+async function readiness(port: number): Promise<number | string> {
+  try {
+    return (await get(port, '/readyz')).status;
+  } catch (e) {
+    return String((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+  }
+}
+
+async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
+  const child = spawn(TSX, [CLI, 'serve'], { env: { ...clean, ...env }, cwd: tmpdir() });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const deadline = Date.now() + 30_000;
+  while (!/Server listening/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, out: () => out, exited };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('graceful shutdown of marketlens serve', () => {
+  let goat: SlowGoat;
+  const servers: Array<Awaited<ReturnType<typeof startServe>>> = [];
+  let nextId = 7100;
+
+  beforeAll(async () => {
+    goat = await startSlowGoat(UPSTREAM_DELAY_MS);
+  });
+  afterAll(async () => {
+    // Only if a test failed half-way: never leave a child behind.
+    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+    await goat.stop();
+  });
+
+  /**
+   * Starts the binary, puts IN_FLIGHT lookups in flight (each on a fresh connection, or all through one keep-alive
+   * agent as a load balancer or SDK sends them), sends SIGTERM, and checks the drain and the exit.
+   */
+  async function drain(connections: 'fresh' | 'keep-alive'): Promise<void> {
+    const port = await closedPort();
+    const server = await startServe({
+      MARKETLENS_HOST: '127.0.0.1',
+      MARKETLENS_PORT: String(port),
+      MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'marketlens-shutdown-')),
+      MARKETLENS_API_KEYS: TEST_KEY,
+      MARKETLENS_RATE_LIMIT: '0',
+      MARKETLENS_LOG_LEVEL: 'info',
+      MARKETLENS_BROWSER_PATH: 'none',
+      MARKETLENS_DEADLINE_MS: '10000',
+      MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin,
+      MARKETLENS_SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
+    });
+    servers.push(server);
+    expect(await readiness(port)).toBe(200);
+
+    const agent = connections === 'keep-alive' ? new Agent({ keepAlive: true, maxSockets: IN_FLIGHT }) : false;
+    const before = goat.count();
+    // Distinct product ids: each lookup is its own upstream fetch (no cache hit, no shared flight).
+    const lookups = Array.from({ length: IN_FLIGHT }, () =>
+      get(port, `${PRICES}?query=${nextId++}&country=US`, { 'x-api-key': TEST_KEY }, agent),
+    );
+    const waitUntil = Date.now() + 10_000;
+    while (goat.count() - before < IN_FLIGHT) {
+      if (Date.now() > waitUntil) throw new Error(`only ${goat.count() - before} lookups reached the upstream:\n${server.out()}`);
+      await sleep(20);
+    }
+    const signalledAt = Date.now();
+    expect(server.child.kill('SIGTERM')).toBe(true);
+    // A signal is delivered asynchronously: probe once the process says it began shutting down.
+    while (!/shutting down/.test(server.out())) {
+      if (Date.now() - signalledAt > 5_000) throw new Error(`no shutdown log line after SIGTERM:\n${server.out()}`);
+      await sleep(10);
+    }
+
+    // During the drain a load balancer must not see "ready": 503 while the listener stays open for the shutdown
+    // delay, then no listener at all.
+    const probes: Array<number | string> = [];
+    while (Date.now() - signalledAt < UPSTREAM_DELAY_MS / 2) {
+      probes.push(await readiness(port));
+      await sleep(50);
+    }
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes[0]).toBe(503);
+    for (const p of probes) expect([503, 'ECONNREFUSED', 'ECONNRESET']).toContain(p);
+
+    const answers = await Promise.all(lookups);
+    for (const a of answers) {
+      expect(a.status, a.body).toBe(200);
+      expect(pricesRecordSchema.safeParse(JSON.parse(a.body)).success).toBe(true);
+    }
+    // The lookups really were in flight when the signal came: they finished only after the upstream delay.
+    expect(Date.now() - signalledAt).toBeGreaterThan(UPSTREAM_DELAY_MS / 2);
+
+    // Promptly: an answered connection must not keep the process alive until its idle timeout (Fastify: 72 s,
+    // longer than an orchestrator's usual grace period, after which it is SIGKILLed instead of exiting 0).
+    const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after the last answer')]);
+    if (agent) agent.destroy();
+    expect(code, server.out()).toBe(0);
+    // Nothing listens any more.
+    expect(await readiness(port)).toBe('ECONNREFUSED');
+  }
+
+  it('SIGTERM during in-flight lookups: readyz goes false, every lookup completes with 200, exit 0', { timeout: 60_000 }, () =>
+    drain('fresh'));
+
+  it('the same with keep-alive clients: answered connections do not hold the exit up', { timeout: 60_000 }, () =>
+    drain('keep-alive'));
+});
