@@ -247,7 +247,17 @@ export class ImpitHttpClient implements HttpClient {
     const mp = ctx.marketplace;
     const perAttempt = this.config.marketplaces[mp].timeoutMs ?? this.config.attemptTimeoutMs;
     const budget = Math.max(1, Math.min(perAttempt, deadlineAt - Date.now()));
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(budget)]);
+    // A plain controller linked by hand, not AbortSignal.any: impit leaves its abort listener on the signal when a
+    // body is read as a stream, and Node 20 keeps composite signals with listeners (and so every response) alive.
+    const controller = new AbortController();
+    const onDeadline = () => controller.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) onDeadline();
+    else ctx.signal.addEventListener('abort', onDeadline, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      budget,
+    );
+    const signal = controller.signal;
     const a: Attempt = { tier, signal, marketplace: mp };
     const t0 = performance.now();
     try {
@@ -268,6 +278,9 @@ export class ImpitHttpClient implements HttpClient {
       const err = this.toError(e, signal, ctx.signal, mp);
       this.observe(mp, tier, err.code, (performance.now() - t0) / 1000);
       throw err;
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onDeadline);
     }
   }
 
