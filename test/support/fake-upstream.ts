@@ -23,6 +23,8 @@ const notFound: FakeHandler = (_req, res) => {
 
 export class FakeUpstream {
   readonly requests: LoggedRequest[] = [];
+  /** `keepLog: false` for long load runs: the request log would grow without bound. */
+  constructor(private readonly options: { keepLog?: boolean } = {}) {}
   private readonly routes = new Map<string, FakeHandler>();
   private fallback: FakeHandler = notFound;
   private server?: Server;
@@ -84,7 +86,7 @@ export class FakeUpstream {
       headers: req.headers,
       body: Buffer.concat(chunks).toString('utf8'),
     };
-    this.requests.push(logged);
+    if (this.options.keepLog !== false) this.requests.push(logged);
     const handler = this.routes.get(`${logged.method} ${logged.path}`) ?? this.routes.get(logged.path) ?? this.fallback;
     try {
       await handler(logged, res);

@@ -1,0 +1,73 @@
+/**
+ * Runs a bench server in its own Node process (forked, with tsx), so the load generator (autocannon, in the parent)
+ * does not share an event loop with the server it measures. Messages are plain JSON over the IPC channel.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface Child {
+  proc: ChildProcess;
+  /** Sends a request message and waits for the reply of the same `type`. */
+  ask<T = any>(type: string, payload?: Record<string, unknown>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/** Starts `file` (a module under bench/) and waits for its `{ type: 'ready', ... }` message. */
+export async function startChild<T>(file: URL, env: Record<string, string> = {}): Promise<{ child: Child; ready: T }> {
+  const proc = fork(fileURLToPath(file), [], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<T>((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('exit', (code) => reject(new Error(`${file.pathname} exited with ${code} before it was ready`)));
+    proc.on('message', function onReady(m: any) {
+      if (m?.type === 'ready') {
+        proc.off('message', onReady);
+        resolve(m as T);
+      }
+    });
+  });
+  proc.removeAllListeners('exit');
+  const ask = <R>(type: string, payload: Record<string, unknown> = {}) =>
+    new Promise<R>((resolve, reject) => {
+      const onMessage = (m: any) => {
+        if (m?.type !== type) return;
+        proc.off('message', onMessage);
+        if (m.error) reject(new Error(m.error));
+        else resolve(m as R);
+      };
+      proc.on('message', onMessage);
+      proc.send({ type, ...payload });
+    });
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.send({ type: 'stop' });
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { child: { proc, ask, stop }, ready };
+}
+
+/** In a child: answers `type` messages with `handler`'s result (or its error). */
+export function serveMessages(handlers: Record<string, (m: any) => Promise<Record<string, unknown>> | Record<string, unknown>>): void {
+  process.on('message', async (m: any) => {
+    const h = handlers[m?.type];
+    if (!h) return;
+    try {
+      process.send!({ type: m.type, ...(await h(m)) });
+    } catch (e) {
+      process.send!({ type: m.type, error: (e as Error).stack ?? String(e) });
+    }
+  });
+}
+
+/** Resident set size and heap of this process, in bytes (after a GC when --expose-gc is on). */
+export function memory(collect = true): { rss: number; heapUsed: number } {
+  if (collect) (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed };
+}

@@ -1,0 +1,150 @@
+/**
+ * `npm run bench [-- figure…]`: the five figures of issue 10, measured in one run, printed as tables and written to
+ * bench/results.json. Figures: throughput, cold, parse, dedup, memory (all by default). Durations and sizes come
+ * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { coldPath, type ColdPathRow } from './cold-path.js';
+import { dedup, type DedupResult } from './dedup.js';
+import { memoryFigure, type MemoryResult } from './memory.js';
+import { parseCost, type ParseRow } from './parse-cost.js';
+import { sharedAvailable } from './lib/payloads.js';
+import { mb, round, table } from './lib/stats.js';
+import { throughput, type ThroughputResult } from './throughput.js';
+
+const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory'] as const;
+type Figure = (typeof FIGURES)[number];
+
+const asked = process.argv.slice(2).filter((a) => a !== '--');
+const unknown = asked.filter((a) => !(FIGURES as readonly string[]).includes(a));
+if (unknown.length > 0) {
+  console.error(`unknown figure ${unknown.join(', ')}; choose from ${FIGURES.join(', ')}`);
+  process.exit(2);
+}
+const want = (f: Figure) => asked.length === 0 || asked.includes(f);
+
+const results: {
+  when: string;
+  machine: Record<string, unknown>;
+  inputs: string;
+  throughput?: ThroughputResult;
+  cold_path?: ColdPathRow[];
+  parse?: { rows: ParseRow[]; watchmarket_665kb_ms: number | null; watchmarket_665kb_under_100ms: boolean | null };
+  dedup?: DedupResult;
+  memory?: MemoryResult;
+  runtime_s?: number;
+} = {
+  when: new Date().toISOString(),
+  machine: {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model,
+    total_memory_mb: mb(totalmem()),
+    node: process.version,
+    load_average_at_start: loadavg().map(round),
+  },
+  inputs: sharedAvailable ? 'real captures (../shared/upstream-samples) where the path takes them, else repo fixtures' : 'repo fixtures (../shared absent)',
+};
+
+const t0 = performance.now();
+const section = (title: string) => console.log(`\n== ${title}`);
+console.log(`marketlens bench — ${results.machine.cpus} CPUs (${results.machine.cpu_model}), Node ${process.version}, load ${loadavg().map(round).join(' ')}; inputs: ${results.inputs}`);
+
+if (want('throughput')) {
+  section('1. cached lookup throughput vs a bare Fastify handler (same bytes, same run)');
+  const r = await throughput();
+  results.throughput = r;
+  console.log(
+    table(
+      ['server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+      [
+        ['bare Fastify', r.bare_fastify.req_per_s, r.bare_fastify.latency_p50_ms, r.bare_fastify.latency_p99_ms, r.bare_fastify.non_2xx, r.bare_fastify.errors],
+        ['marketlens (cache hit)', r.marketlens.req_per_s, r.marketlens.latency_p50_ms, r.marketlens.latency_p99_ms, r.marketlens.non_2xx, r.marketlens.errors],
+      ],
+    ),
+  );
+  console.log(`ratio marketlens / bare = ${r.ratio} (${r.connections} connections × ${r.duration_s} s each, ${r.response_bytes}-byte answer, request log level ${r.log_level})`);
+}
+
+if (want('cold')) {
+  section('2. cold-path overhead per operation (service latency − fake-upstream latency)');
+  const rows = await coldPath({ log: (s) => console.log(s) });
+  results.cold_path = rows;
+  console.log(
+    table(
+      ['operation', 'upstream req', 'upstream KB', 'service p50', 'service p99', 'upstream p50', 'upstream p99', 'overhead p50', 'overhead p99'],
+      rows.map((r) => [
+        r.operation,
+        r.upstream_requests,
+        round(r.upstream_bytes / 1000),
+        r.service_p50_ms,
+        r.service_p99_ms,
+        r.upstream_p50_ms,
+        r.upstream_p99_ms,
+        r.overhead_p50_ms,
+        r.overhead_p99_ms,
+      ]),
+    ),
+  );
+  console.log('(ms; payloads:)');
+  for (const r of rows) console.log(`  ${r.operation}: ${r.payload}`);
+}
+
+if (want('parse')) {
+  section('3. parse cost per operation (bodiesFromFiles + parse + record check)');
+  const rows = parseCost();
+  const big = rows.find((r) => r.operation === 'watchmarket.search' && r.input.startsWith('665 KB'));
+  results.parse = {
+    rows,
+    watchmarket_665kb_ms: big && !big.error ? big.ms_per_capture : null,
+    watchmarket_665kb_under_100ms: big && !big.error ? big.ms_per_capture < 100 : null,
+  };
+  console.log(
+    table(
+      ['operation', 'input', 'KB', 'ms/capture', 'ms/MB', 'runs'],
+      rows.map((r) => [r.operation, r.input, round(r.bytes / 1000), r.error ? `FAILED: ${r.error}` : r.ms_per_capture, Number.isFinite(r.ms_per_mb) ? r.ms_per_mb : '-', r.runs]),
+    ),
+  );
+}
+
+if (want('dedup')) {
+  section('4. de-duplication of concurrent identical cold lookups');
+  const r = await dedup();
+  results.dedup = r;
+  console.log(
+    `${r.concurrent_lookups} concurrent ${r.operation} lookups of one uncached key → ${r.upstream_requests} upstream request(s); ` +
+      `statuses ${JSON.stringify(r.statuses)}, X-Cache ${JSON.stringify(r.x_cache)} (fake upstream answers after ${r.upstream_delay_ms} ms)`,
+  );
+}
+
+if (want('memory')) {
+  section('5. memory after lookups with a full cache');
+  const r = await memoryFigure();
+  results.memory = r;
+  console.log(
+    `cache bound ${mb(r.cache_max_bytes)} MB (~${r.cache_capacity_entries} answers of ${r.answer_bytes} B); filled with ${r.distinct_keys_filled} distinct keys ` +
+      `in ${round(r.fill_s)} s; then ${r.lookups} lookups (90 % on resident keys, 10 % new keys) in ${round(r.lookups_s)} s, ` +
+      `${r.distinct_keys_total} distinct keys in all; X-Cache ${JSON.stringify(r.x_cache)}, statuses ${JSON.stringify(r.statuses)}`,
+  );
+  console.log(
+    table(
+      ['RSS (MB)', 'process start', 'app started', 'cache full', `after ${r.lookups} lookups`, 'same, after GC', `GC after the ${r.deadline_ms} ms deadlines`],
+      [['', mb(r.rss.at_start), mb(r.rss.after_app_start), mb(r.rss.after_fill), mb(r.rss.after_lookups), mb(r.rss.after_lookups_gc), mb(r.rss.after_deadlines_gc)]],
+    ),
+  );
+  console.log(
+    `heap used after GC: ${mb(r.heap_used.after_app_start)} MB started, ${mb(r.heap_used.after_fill)} MB cache full, ` +
+      `${mb(r.heap_used.after_lookups_gc)} MB after the lookups, ${mb(r.heap_used.after_deadlines_gc)} MB once their deadlines passed`,
+  );
+}
+
+results.runtime_s = round((performance.now() - t0) / 1000);
+if (asked.length === 0) {
+  writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nwrote bench/results.json (${results.runtime_s} s)`);
+} else {
+  // A partial run does not overwrite the full results.
+  writeFileSync(new URL('./results.partial.json', import.meta.url), JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nwrote bench/results.partial.json (${results.runtime_s} s)`);
+}
+process.exit(0);
