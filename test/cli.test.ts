@@ -1,24 +1,18 @@
 /**
  * The `marketlens` binary as a user runs it: serve (first start prints a key once), keys, lookup, parse.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { sharedAvailable, sharedDir } from './support/shared.js';
+import { CLI, TSX, cleanEnv, startServe } from './support/binary.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const CLI = join(ROOT, 'src/cli.ts');
-
-/** Environment without any MARKETLENS_* of the developer's shell, plus the given variables. */
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
-  return { ...clean, MARKETLENS_LOG_LEVEL: 'warn', ...extra };
-}
+const env = (extra: Record<string, string>) => cleanEnv({ MARKETLENS_LOG_LEVEL: 'warn', ...extra });
+const serve = (extra: Record<string, string>) => startServe({ MARKETLENS_LOG_LEVEL: 'info', ...extra });
 
 function run(args: string[], extra: Record<string, string> = {}) {
   const r = spawnSync(TSX, [CLI, ...args], { env: env(extra), encoding: 'utf8', timeout: 60_000, cwd: tmpdir() });
@@ -43,20 +37,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `marketlens serve`, resolves once it listens, with everything it printed so far. */
-async function serve(extra: Record<string, string>): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
-  const child = spawn(TSX, [CLI, 'serve'], { env: env({ MARKETLENS_LOG_LEVEL: 'info', ...extra }), cwd: tmpdir() });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/Server listening/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, out: () => out, exited };
-}
 
 describe('marketlens serve', () => {
   const goat = new FakeUpstream();

@@ -4,20 +4,17 @@
  * every in-flight lookup still completes with its 200 record, new connections are refused, and the process exits 0
  * promptly, also when the clients use keep-alive connections.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pricesRecordSchema } from '../src/marketplaces/resale-b/schema.js';
 import { TEST_KEY } from './support/app.js';
 import { closedPort } from './support/ports.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
+import { startServe } from './support/binary.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const CLI = join(ROOT, 'src/cli.ts');
 /** How long the fake GOAT holds each answer: long enough to send SIGTERM while every lookup waits on it. */
 const UPSTREAM_DELAY_MS = 1500;
 /** Shorter than the upstream delay: the listener closes while lookups are still in flight. */
@@ -57,20 +54,6 @@ async function readiness(port: number): Promise<number | string> {
   }
 }
 
-async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
-  const child = spawn(TSX, [CLI, 'serve'], { env: { ...clean, ...env }, cwd: tmpdir() });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/Server listening/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, out: () => out, exited };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

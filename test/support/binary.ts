@@ -1,0 +1,36 @@
+/** Runs the real `marketlens` binary (through tsx) the way a user does, for CLI and shutdown tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+export const TSX = join(ROOT, 'node_modules/.bin/tsx');
+export const CLI = join(ROOT, 'src/cli.ts');
+
+/** This environment without any MARKETLENS_* of the developer's shell, plus `extra`. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
+  return { ...clean, ...extra };
+}
+
+export interface Served {
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  out: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `marketlens serve` with `env` (on top of a clean environment); resolves once it listens. */
+export async function startServe(env: Record<string, string>): Promise<Served> {
+  const child = spawn(TSX, [CLI, 'serve'], { env: cleanEnv(env), cwd: tmpdir() });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const deadline = Date.now() + 30_000;
+  while (!/Server listening/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, out: () => out, exited };
+}
