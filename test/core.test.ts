@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aliasPath, allOperations } from '../src/operations/registry.js';
 import { auth, testApp, TEST_KEY } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
+import { expectProblem } from './support/problem.js';
 
 const PRICES = '/api/v1/scraper/resale-b/prices';
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
@@ -34,16 +35,6 @@ const buyBar = [
   },
 ];
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
-  expect(res.statusCode).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  const body = JSON.parse(res.body);
-  expect(body).toMatchObject({ status, code, error: code, type: `/docs/errors#${code}` });
-  expect(body.detail).toBe(body.message);
-  expect(typeof body.request_id).toBe('string');
-  expect(res.body).not.toMatch(/at .*\.(ts|js):\d+/); // never a stack trace
-  return body;
-}
 
 describe('service core', () => {
   const goat = new FakeUpstream();

@@ -11,6 +11,7 @@ import { electronicsProductSchema } from '../src/marketplaces/electronics/schema
 import { SPEC, fieldProblems } from './fixtures/electronics/spec-fields.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream, type FakeHandler } from './support/fake-upstream.js';
+import { expectProblem } from './support/problem.js';
 
 const PRODUCT = '/api/v1/scraper/electronics/product';
 const ALIAS = '/api/v1/scraper/bestbuy/product';
@@ -24,14 +25,6 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/electronics/$
 const forSku = (name: string, sku: string) => fixture(name).replaceAll(SKU, sku);
 const AKAMAI = fixture('akamai-access-denied.html');
 
-type Res = { statusCode: number; headers: Record<string, unknown>; body: string };
-function expectProblem(res: Res, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  const body = JSON.parse(res.body);
-  expect(body).toMatchObject({ status, code, error: code });
-  return body;
-}
 
 /**
  * The failure tests fail many upstream requests on purpose: keep the circuit breaker from opening between tests

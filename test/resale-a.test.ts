@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { productProblems, searchHitProblems } from './fixtures/resale-a/spec-fields.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream, type LoggedRequest } from './support/fake-upstream.js';
+import { expectProblem } from './support/problem.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/resale-a/${name}`, import.meta.url), 'utf8');
 const SEARCH = '/api/v1/scraper/resale-a/search';
@@ -19,14 +20,6 @@ const PRODUCT_ID = '0b6f3c2e-7d41-4e8a-9c5b-1a2d3e4f5a6b';
 /** Every lookup is live: these tests are about upstream traffic, not the cache. */
 const headers = { ...auth, 'cache-control': 'no-cache' };
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  const body = JSON.parse(res.body);
-  expect(body).toMatchObject({ status, code });
-  expect(res.body).not.toMatch(/at .*\.(ts|js):\d+/);
-  return body;
-}
 
 function json(res: ServerResponse, body: string, status = 200): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(body);

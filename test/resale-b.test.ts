@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { wrapAsNextDataPage } from '../src/util/next-data.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
+import { expectProblem } from './support/problem.js';
 
 const PRICES = '/api/v1/scraper/resale-b/prices';
 const PRODUCT = '/api/v1/scraper/resale-b/product';
@@ -30,14 +31,6 @@ function productPage(t: Record<string, unknown>, section = 'sneakers'): string {
 /** GOAT's Next.js 404 page. */
 const notFoundPage = wrapAsNextDataPage({ props: { pageProps: {} }, page: '/404', query: {}, buildId: 'fixture-build' });
 
-type Res = { statusCode: number; headers: Record<string, unknown>; body: string };
-function expectProblem(res: Res, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  const body = JSON.parse(res.body);
-  expect(body).toMatchObject({ status, code, error: code });
-  return body;
-}
 
 describe('resale-b over HTTP', () => {
   const goat = new FakeUpstream();

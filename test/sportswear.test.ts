@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { productSchema } from '../src/marketplaces/sportswear/schema.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
+import { expectProblem } from './support/problem.js';
 
 const ROUTE = '/api/v1/scraper/sportswear/product';
 const ALIAS = '/api/v1/scraper/nike/product';
@@ -34,13 +35,6 @@ describe('sportswear.product over HTTP', () => {
   const get = (query: Record<string, string>, path = ROUTE) =>
     app.inject({ method: 'GET', url: path, query, headers: { ...auth, 'cache-control': 'no-cache' } });
 
-  function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
-    expect(res.statusCode).toBe(status);
-    expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-    const body = JSON.parse(res.body);
-    expect(body).toMatchObject({ status, code });
-    return body;
-  }
 
   describe('product page URL forms', () => {
     it('US URL → the §2.7 record; the page is fetched at its path with an en-US Accept-Language', async () => {
