@@ -1,0 +1,87 @@
+/**
+ * The one seam after a live fetch (ARCHITECTURE "growth rule"): capabilities that observe lookups — price history,
+ * alerts, status — subscribe here and never reach into an operation. The lookup service emits a `LiveResult` after
+ * every successful live fetch (never for a cache hit, a shared in-flight answer or a stale-if-error answer) and a
+ * `LiveFailure` after every failed one. Listeners run synchronously on the lookup path, so they must only enqueue
+ * (batch, buffer) and return; a listener that throws is logged and ignored, never fails the lookup.
+ */
+import type { MarketlensError } from '../errors.js';
+import type { Marketplace } from '../marketplaces/catalog.js';
+import type { OperationName } from './types.js';
+
+/** What a lookup is about, independent of how the caller spelled it (a GOAT URL and its slug are one identity). */
+export interface LookupIdentity {
+  marketplace: Marketplace;
+  operation: OperationName;
+  /** Canonical product id (product operations) or a canonical search key (search operations). */
+  id: string;
+  /** The request's country (ISO 3166-1 alpha-2, upper case) when the operation has one, else null. */
+  country: string | null;
+  /** ISO 4217 code of every price in the record, when the operation knows it, else null. */
+  currency: string | null;
+  /** The request's locale (`en-US` form) when the operation has one, else null. */
+  locale: string | null;
+}
+
+export interface LiveResult {
+  operation: OperationName;
+  /** The validated (and canonicalised) parameters of the lookup. */
+  params: Readonly<Record<string, unknown>>;
+  identity: LookupIdentity;
+  /** The spec record, already checked against its schema. */
+  record: unknown;
+  /** Record parts left null because their source failed. */
+  missing: readonly string[];
+  /** When the upstream fetch completed (ms since epoch). */
+  fetchedAt: number;
+}
+
+export interface LiveFailure {
+  operation: OperationName;
+  params: Readonly<Record<string, unknown>>;
+  error: MarketlensError;
+  /** ms since epoch */
+  at: number;
+}
+
+export type LiveResultListener = (result: LiveResult) => void;
+export type LiveFailureListener = (failure: LiveFailure) => void;
+
+/** A tiny synchronous emitter: no promise, no allocation per lookup beyond the event itself. */
+export class LiveResults {
+  private readonly resultListeners: LiveResultListener[] = [];
+  private readonly failureListeners: LiveFailureListener[] = [];
+
+  constructor(private readonly onListenerError: (e: unknown) => void = () => {}) {}
+
+  onResult(listener: LiveResultListener): () => void {
+    this.resultListeners.push(listener);
+    return () => remove(this.resultListeners, listener);
+  }
+
+  onFailure(listener: LiveFailureListener): () => void {
+    this.failureListeners.push(listener);
+    return () => remove(this.failureListeners, listener);
+  }
+
+  emitResult(result: LiveResult): void {
+    for (const l of this.resultListeners) this.call(l, result);
+  }
+
+  emitFailure(failure: LiveFailure): void {
+    for (const l of this.failureListeners) this.call(l, failure);
+  }
+
+  private call<T>(listener: (e: T) => void, event: T): void {
+    try {
+      listener(event);
+    } catch (e) {
+      this.onListenerError(e);
+    }
+  }
+}
+
+function remove<T>(list: T[], item: T): void {
+  const i = list.indexOf(item);
+  if (i >= 0) list.splice(i, 1);
+}
