@@ -20,6 +20,8 @@ export interface Candidate {
 
 export interface Scenario {
   op: OperationName;
+  /** Row name when one operation has several scenarios (default: the operation name). */
+  label?: string;
   /** The marketplace's env name (MARKETLENS_<X>_ORIGIN), or null when the operation makes no upstream request. */
   env: string | null;
   candidates: Candidate[];
@@ -90,6 +92,13 @@ export function scenarios(): Scenario[] {
       op: 'watchmarket.finder',
       env: null,
       candidates: [{ source: 'shipped catalog (no upstream request)', setup: () => {}, url: '/api/v2/finder/watchmarket-search?query=dial' }],
+    },
+    {
+      // `query=a` matches most groups, the 545 brands and ~160 countries included: the finder's biggest answer.
+      op: 'watchmarket.finder',
+      label: 'watchmarket.finder query=a',
+      env: null,
+      candidates: [{ source: 'shipped catalog, every big group whole', setup: () => {}, url: '/api/v2/finder/watchmarket-search?query=a' }],
     },
     {
       op: 'watchmarket.search',
