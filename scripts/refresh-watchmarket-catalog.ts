@@ -3,7 +3,10 @@
  * pages: live ones, or pages saved from a browser (Chrono24 sits behind Cloudflare, so a user whose network is blocked
  * can save `https://www.chrono24.com/search/index.htm?dosearch=true` and refresh from the file).
  *
- *   npm run refresh:watchmarket-catalog -- [--dry-run] [--out FILE] [--from FILE…] [URL…]
+ *   npm run refresh:watchmarket-catalog -- [--dry-run] [--out FILE] [--base FILE] [--from FILE…] [URL…]
+ *
+ * `--base` names the catalog file to merge into (default: the shipped one), `--out` where to write (default: the
+ * shipped file).
  *
  * `--from` takes every following argument up to the next option as a saved page. Without files or URLs the default
  * live pages are fetched with the service's own HTTP client, so MARKETLENS_* proxy/unblocker settings apply. New codes
@@ -14,7 +17,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
-import { extractFilterCodes, mergeFoundCodes, renderCatalogFile, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
+import { extractFilterCodes, mergeFoundCodes, renderCatalogFile, type CatalogFile, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
 import { FINDER_CATALOG_FILE } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
 import { isChallengePage } from '../src/marketplaces/watchmarket/search.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
@@ -29,17 +32,19 @@ const DEFAULT_PAGES = [
 export interface RefreshArgs {
   dryRun: boolean;
   out: string | undefined;
+  base: string | undefined;
   files: string[];
   urls: string[];
 }
 
 export function parseArgs(args: string[]): RefreshArgs {
-  const r: RefreshArgs = { dryRun: false, out: undefined, files: [], urls: [] };
+  const r: RefreshArgs = { dryRun: false, out: undefined, base: undefined, files: [], urls: [] };
   let inFrom = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--dry-run') r.dryRun = true;
     else if (a === '--out') r.out = args[++i];
+    else if (a === '--base') r.base = args[++i];
     else if (a === '--from') inFrom = true;
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else if (inFrom) r.files.push(a);
@@ -91,11 +96,12 @@ async function main(argv: string[]): Promise<number> {
   const urls = args.urls.length > 0 || args.files.length > 0 ? args.urls : DEFAULT_PAGES;
   if (urls.length > 0 && !(await fetchLive(urls, found))) return 1;
 
-  const { catalog, added, unknownGroups } = mergeFoundCodes(FINDER_CATALOG_FILE.groups, found);
+  const base = args.base ? (JSON.parse(readFileSync(args.base, 'utf8')) as CatalogFile) : FINDER_CATALOG_FILE;
+  const { catalog, added, unknownGroups } = mergeFoundCodes(base.groups, found);
   for (const a of added) console.log(`+ ${a.group} ${a.code} ${a.label}`);
   if (unknownGroups.length > 0) console.error(`Parameters without a catalog group (add one by hand if they are filters): ${unknownGroups.join(', ')}`);
   // Saved pages are named by file name (their folder is the user's), live ones by URL.
-  const sources = [...new Set([...FINDER_CATALOG_FILE.sources, ...args.files.map((f) => basename(f)), ...urls])];
+  const sources = [...new Set([...base.sources, ...args.files.map((f) => basename(f)), ...urls])];
   const text = renderCatalogFile(catalog, sources);
   const target = args.out ?? fileURLToPath(new URL('../src/marketplaces/watchmarket/finder-catalog-data.json', import.meta.url));
   if (args.dryRun) {
