@@ -12,8 +12,8 @@ import { expectProblem } from './support/problem.js';
 
 const ROUTE = '/api/v1/scraper/sportswear/product';
 const ALIAS = '/api/v1/scraper/nike/product';
-const US_PAGE = readFileSync(new URL('./fixtures/sportswear/product-page-us.html', import.meta.url), 'utf8');
-const FR_PAGE = readFileSync(new URL('./fixtures/sportswear/product-page-fr.html', import.meta.url), 'utf8');
+const US_PAGE = readFileSync(new URL('./fixtures/sportswear/constructed-product-page-us.html', import.meta.url), 'utf8');
+const FR_PAGE = readFileSync(new URL('./fixtures/sportswear/constructed-product-page-fr.html', import.meta.url), 'utf8');
 const US_PATH = '/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100';
 const FR_PATH = '/fr/t/chaussure-air-force-1-07-pour-WrLlWX/CW2288-111';
 

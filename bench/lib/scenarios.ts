@@ -156,8 +156,8 @@ export function scenarios(): Scenario[] {
       env: 'SPORTSWEAR',
       candidates: [
         {
-          source: 'fixture sportswear/product-page-us.html (no raw Nike page among the captures)',
-          setup: withHome((f) => f.serve(NIKE_PATH, fixture('sportswear/product-page-us.html'))),
+          source: 'fixture sportswear/constructed-product-page-us.html (no raw Nike page among the captures)',
+          setup: withHome((f) => f.serve(NIKE_PATH, fixture('sportswear/constructed-product-page-us.html'))),
           url: `/api/v1/scraper/sportswear/product?query=${encodeURIComponent(`https://www.nike.com${NIKE_PATH}`)}`,
         },
       ],

@@ -131,8 +131,8 @@ export function fixtureCases(): RobustnessCase[] {
     { op: o['resale-b.product'], label: 'fixture: resale-b/product-template.json (bare JSON)', shared: false, params: {}, bodies: () => fixture('resale-b/product-template.json') },
     ...(
       [
-        ['product-page-us.html', 'DD1391-100'],
-        ['product-page-fr.html', 'CW2288-111'],
+        ['constructed-product-page-us.html', 'DD1391-100'],
+        ['constructed-product-page-fr.html', 'CW2288-111'],
       ] as const
     ).map(([file, query]) => ({
       op: o['sportswear.product'],
