@@ -34,9 +34,12 @@ export function foldLabel(s: string): string {
 export class LabelIndex {
   private readonly byLabel = new Map<string, LabelledValue[]>();
   private readonly folded: Array<{ folded: string; value: LabelledValue }>;
+  /** Most commas in one label: how many comma-separated pieces may have to be re-joined (bounds the work). */
+  readonly maxCommas: number;
 
   constructor(readonly values: readonly LabelledValue[]) {
     this.folded = values.map((value) => ({ folded: foldLabel(value.label), value }));
+    this.maxCommas = Math.max(0, ...values.map((v) => v.label.split(',').length - 1));
     for (const f of this.folded) {
       const list = this.byLabel.get(f.folded);
       if (list) list.push(f.value);
@@ -86,9 +89,9 @@ export function splitLabelList(raw: string, index: LabelIndex | undefined): stri
   const out: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     let taken = parts[i]!;
-    if (index) {
-      // Longest run of pieces that is one label wins.
-      for (let j = parts.length - 1; j > i; j--) {
+    if (index && index.maxCommas > 0) {
+      // Longest run of pieces that is one label wins (no label spans more than maxCommas + 1 pieces).
+      for (let j = Math.min(parts.length - 1, i + index.maxCommas); j > i; j--) {
         const joined = parts.slice(i, j + 1).join(', ');
         if (index.exact(joined).length > 0) {
           taken = joined;

@@ -221,7 +221,8 @@ function filterField(m: FilterMapping) {
     .max(FILTER_MAX_LENGTH, `must be at most ${FILTER_MAX_LENGTH} characters`)
     .optional()
     .superRefine((v, ctx) => {
-      if (v === undefined) return;
+      // Over-long values already failed max(): resolving thousands of names would only cost time.
+      if (v === undefined || v.length > FILTER_MAX_LENGTH) return;
       // A model name several brands share is settled in buildSearchUrl, which knows the manufacturer.
       const r = normaliseFilterValues(m, v, { allowAmbiguous: m.param === 'model' });
       if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
