@@ -41,6 +41,20 @@ export function feedUrl(t: FeedTarget): string {
 }
 
 /**
+ * The colourway's record from the text of a threads/v3 answer.
+ * @example parseFeedText(res.body, target).style_color // 'IU0767-001'
+ */
+export function parseFeedText(text: string, t: FeedTarget): SportswearProduct {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw upstreamChanged('sportswear', 'product_feed/threads/v3 answer is not JSON', text);
+  }
+  return parseFeed(json, t);
+}
+
+/**
  * The colourway's record from a threads/v3 answer. Objects of another marketplace or language are skipped even if
  * the API sent them (the filter is ours to enforce).
  * @example parseFeed(json, { styleColor: 'IU0767-001', marketplace: 'GB', language: 'en-GB' }).prices.currency // 'GBP'

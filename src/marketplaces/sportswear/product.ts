@@ -3,11 +3,11 @@
  * product_feed threads/v3 API carries (parse-feed.ts), the rest null and named in X-Missing-Parts.
  */
 import { z } from 'zod';
-import { MarketlensError, isMarketlensError, upstreamChanged } from '../../errors.js';
+import { MarketlensError, isMarketlensError } from '../../errors.js';
 import type { FetchContext } from '../../operations/types.js';
 import { defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
-import { feedLanguage, feedUrl, parseFeed, type FeedTarget } from './parse-feed.js';
+import { feedLanguage, feedUrl, parseFeedText, type FeedTarget } from './parse-feed.js';
 import { parseProductPage } from './parse.js';
 import { nullPaths } from './record-parts.js';
 import { resolveProductTarget, styleColorOfUrl } from './product-url.js';
@@ -21,9 +21,9 @@ export interface ProductPageBodies {
   url: string | null;
 }
 
-/** The page was blocked: the product feed's answer for the colourway instead. */
+/** The page was blocked: the product feed's answer (its text) for the colourway instead. */
 export interface FeedBodies {
-  feed: unknown;
+  feed: string;
   target: FeedTarget;
 }
 
@@ -40,14 +40,8 @@ async function fetchFeed(ctx: FetchContext, target: FeedTarget, blocked: Marketl
       ctx,
     );
     expectOk(res, 'sportswear', `product feed ${target.styleColor}`);
-    let feed: unknown;
-    try {
-      feed = JSON.parse(res.body);
-    } catch {
-      throw upstreamChanged('sportswear', 'product_feed/threads/v3 answer is not JSON', res.body);
-    }
-    parseFeed(feed, target); // the colourway must be in it, else the page's block stands
-    return { feed, target };
+    parseFeedText(res.body, target); // the colourway must be in it, else the page's block stands
+    return { feed: res.body, target };
   } catch (e) {
     if (isMarketlensError(e)) throw blocked;
     throw e;
@@ -133,12 +127,12 @@ export const sportswearProduct = defineOperation({
     return { html: res.body, url: res.url } satisfies ProductPageBodies;
   },
   parse(bodies: SportswearBodies, p) {
-    if ('feed' in bodies) return parseFeed(bodies.feed, bodies.target);
+    if ('feed' in bodies) return parseFeedText(bodies.feed, bodies.target);
     const styleColor = p.query ? resolveProductTarget(p.query, p.country).styleColor : bodies.url ? styleColorOfUrl(bodies.url) : undefined;
     return parseProductPage(bodies.html, styleColor);
   },
   missingParts(bodies: SportswearBodies) {
-    return 'feed' in bodies ? nullPaths(parseFeed(bodies.feed, bodies.target)) : [];
+    return 'feed' in bodies ? nullPaths(parseFeedText(bodies.feed, bodies.target)) : [];
   },
   bodiesFromFiles(files, p): SportswearBodies {
     if (files.length !== 1) {
@@ -149,7 +143,7 @@ export const sportswearProduct = defineOperation({
     if (/^\s*\{/.test(text) && /"objects"\s*:/.test(text.slice(0, 2000))) {
       if (!p.query) throw new MarketlensError('invalid_parameter', 'query: a product feed answer needs the style-colour (query=…)', { errors: [{ param: 'query', message: 'a product feed answer needs the style-colour' }] });
       const target = resolveProductTarget(p.query, p.country);
-      return { feed: JSON.parse(text), target: { styleColor: target.styleColor, marketplace: target.country, language: feedLanguage(target.country, target.language) } };
+      return { feed: text, target: { styleColor: target.styleColor, marketplace: target.country, language: feedLanguage(target.country, target.language) } };
     }
     return { html: text, url: null };
   },
