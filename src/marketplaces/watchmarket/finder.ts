@@ -69,8 +69,12 @@ export const watchmarketFinder = defineOperation({
     return matchFilterGroups(catalog, p.query ?? '');
   },
   bodiesFromFiles(files) {
-    // `marketlens parse watchmarket.finder catalog.json query=…`: a catalog file in the shipped shape.
+    // `marketlens parse watchmarket.finder catalog.json query=…`: a generated catalog file (`{generated, sources,
+    // groups}`, as the refresh writes it) or a bare array of groups.
     if (files.length === 0) return FINDER_CATALOG;
-    return files.flatMap((f) => JSON.parse(f.text) as CatalogGroup[]);
+    return files.flatMap((f) => {
+      const json = JSON.parse(f.text) as CatalogGroup[] | { groups: CatalogGroup[] };
+      return Array.isArray(json) ? json : json.groups;
+    });
   },
 });
