@@ -69,7 +69,9 @@ export async function coldPath(opts: { iterations?: number; warmup?: number; log
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const rows: ColdPathRow[] = [];
   try {
-    for (const s of scenarios()) {
+    // BENCH_COLD_ONLY=finder runs only the rows whose name contains it (e.g. the finder figures alone).
+    const only = process.env.BENCH_COLD_ONLY;
+    for (const s of scenarios().filter((x) => !only || (x.label ?? x.op).includes(only))) {
       let chosen: Candidate | undefined;
       const refused: string[] = [];
       for (const c of s.candidates) {
@@ -99,7 +101,7 @@ export async function coldPath(opts: { iterations?: number; warmup?: number; log
         bare.push(upstream.length > 0 ? (await timed(async () => (await replay(fake.origin, upstream), 200))).ms : 0);
       }
       const row: ColdPathRow = {
-        operation: s.op,
+        operation: s.label ?? s.op,
         payload: chosen.source,
         upstream_requests: upstream.length,
         upstream_bytes: bytes,
@@ -112,7 +114,7 @@ export async function coldPath(opts: { iterations?: number; warmup?: number; log
         iterations,
       };
       rows.push(row);
-      log(`  ${s.op}: overhead p50 ${row.overhead_p50_ms} ms, p99 ${row.overhead_p99_ms} ms (${chosen.source})`);
+      log(`  ${s.label ?? s.op}: overhead p50 ${row.overhead_p50_ms} ms, p99 ${row.overhead_p99_ms} ms (${chosen.source})`);
     }
   } finally {
     await app.close();

@@ -60,8 +60,8 @@ export function parseCases(): ParseCase[] {
   const template = capture('goat/dewuapiparser_goat_1341930_productTemplate.json');
   if (template) add('resale-b.product', 'capture goat productTemplate in a page', [{ path: 'page.html', text: goatProductPage(JSON.parse(template)) }]);
   add('resale-b.product', 'fixture product-template.json in a page', [{ path: 'page.html', text: goatProductPage(JSON.parse(fixture('resale-b/product-template.json'))) }]);
-  add('sportswear.product', 'fixture product-page-us.html', [fix('sportswear/product-page-us.html')]);
-  add('sportswear.product', 'fixture product-page-fr.html', [fix('sportswear/product-page-fr.html')]);
+  add('sportswear.product', 'fixture constructed-product-page-us.html', [fix('sportswear/constructed-product-page-us.html')]);
+  add('sportswear.product', 'fixture constructed-product-page-fr.html', [fix('sportswear/constructed-product-page-fr.html')]);
   add('electronics.product', 'capture bestbuy 2025-06 graphql productBySkuId', [cap('bestbuy/scrapfly_2025-06_products_graphql_productBySkuId.json')]);
   add('electronics.product', 'capture bestbuy 2025-03 page data + 2024 reviews', [
     cap('bestbuy/scrapfly_2025-03_products_skuPriceDomain_specCategories.json'),

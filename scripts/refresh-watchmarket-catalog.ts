@@ -1,18 +1,24 @@
 /**
- * Refreshes the watchmarket finder catalog (src/marketplaces/watchmarket/finder-catalog-data.ts) from Chrono24's live
- * pages: the brand select of the search page and the quick-filter pills and SEO links of a few result pages.
+ * Refreshes the watchmarket finder catalog (src/marketplaces/watchmarket/finder-catalog-data.json) from Chrono24
+ * pages: live ones, or pages saved from a browser (Chrono24 sits behind Cloudflare, so a user whose network is blocked
+ * can save `https://www.chrono24.com/search/index.htm?dosearch=true` and refresh from the file).
  *
- *   npx tsx scripts/refresh-watchmarket-catalog.ts [--dry-run] [URL…]
+ *   npm run refresh:watchmarket-catalog -- [--dry-run] [--out FILE] [--base FILE] [--from FILE…] [URL…]
  *
- * Uses the service's own HTTP client, so MARKETLENS_* proxy/unblocker settings apply (Chrono24 sits behind
- * Cloudflare). New codes are added; known codes keep their labels; nothing is removed. The parsing is
- * `extractFilterCodes` + `mergeFoundCodes` (catalog-refresh.ts), tested on the captures.
+ * `--base` names the catalog file to merge into (default: the shipped one), `--out` where to write (default: the
+ * shipped file).
+ *
+ * `--from` takes every following argument up to the next option as a saved page. Without files or URLs the default
+ * live pages are fetched with the service's own HTTP client, so MARKETLENS_* proxy/unblocker settings apply. New codes
+ * are added; known codes keep their labels; nothing is removed. The parsing is `extractFilterCodes` +
+ * `mergeFoundCodes` (catalog-refresh.ts), tested on the captures.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
-import { extractFilterCodes, mergeFoundCodes, renderCatalogModule, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
-import { FINDER_CATALOG } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
+import { extractFilterCodes, mergeFoundCodes, renderCatalogFile, type CatalogFile, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
+import { FINDER_CATALOG_FILE } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
 import { isChallengePage } from '../src/marketplaces/watchmarket/search.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
 
@@ -23,21 +29,46 @@ const DEFAULT_PAGES = [
   'https://www.chrono24.com/search/index.htm?dosearch=true&query=Seiko&currencyId=USD',
 ];
 
-async function main(args: string[]): Promise<number> {
-  const dryRun = args.includes('--dry-run');
-  const urls = args.filter((a) => !a.startsWith('--'));
+export interface RefreshArgs {
+  dryRun: boolean;
+  out: string | undefined;
+  base: string | undefined;
+  files: string[];
+  urls: string[];
+}
+
+export function parseArgs(args: string[]): RefreshArgs {
+  const r: RefreshArgs = { dryRun: false, out: undefined, base: undefined, files: [], urls: [] };
+  let inFrom = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--dry-run') r.dryRun = true;
+    else if (a === '--out') r.out = args[++i];
+    else if (a === '--base') r.base = args[++i];
+    else if (a === '--from') inFrom = true;
+    else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
+    else if (inFrom) r.files.push(a);
+    else r.urls.push(a);
+    if (a.startsWith('--') && a !== '--from') inFrom = false;
+  }
+  return r;
+}
+
+/** A saved page that is Cloudflare's challenge instead of Chrono24's: saving happened before the check cleared. */
+const looksLikeChallenge = (html: string): boolean => /<title>Just a moment|cf-challenge|challenge-platform/i.test(html) && !/manufacturerIds|js-listing-item/.test(html);
+
+async function fetchLive(urls: string[], found: FoundCode[]): Promise<boolean> {
   const config = loadConfig();
   const http = createHttpClient(config);
-  const found: FoundCode[] = [];
   try {
-    for (const url of urls.length > 0 ? urls : DEFAULT_PAGES) {
+    for (const url of urls) {
       const res = await http.request(
         { url, expect: 'html', label: 'catalog_refresh', headers: { 'accept-language': 'en-US,en;q=0.9' } },
         { marketplace: 'watchmarket', signal: AbortSignal.timeout(config.deadlineMs) },
       );
       if (isChallengePage(res) || res.status !== 200) {
-        console.error(`${url}: HTTP ${res.status}${isChallengePage(res) ? ' (Cloudflare challenge: configure a proxy or unblocker)' : ''}`);
-        return 1;
+        console.error(`${url}: HTTP ${res.status}${isChallengePage(res) ? ' (Cloudflare challenge: configure a proxy or unblocker, or save the page from a browser and use --from)' : ''}`);
+        return false;
       }
       const codes = extractFilterCodes(res.body);
       console.error(`${url}: ${codes.length} codes`);
@@ -46,25 +77,50 @@ async function main(args: string[]): Promise<number> {
   } finally {
     await http.close?.();
   }
-  const { catalog, added, unknownGroups } = mergeFoundCodes(FINDER_CATALOG, found);
+  return true;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const found: FoundCode[] = [];
+  for (const file of args.files) {
+    const html = readFileSync(file, 'utf8');
+    if (looksLikeChallenge(html)) {
+      console.error(`${file}: a Cloudflare challenge page, not Chrono24's; save the page again once it shows`);
+      return 1;
+    }
+    const codes = extractFilterCodes(html);
+    console.error(`${file}: ${codes.length} codes`);
+    found.push(...codes);
+  }
+  const urls = args.urls.length > 0 || args.files.length > 0 ? args.urls : DEFAULT_PAGES;
+  if (urls.length > 0 && !(await fetchLive(urls, found))) return 1;
+
+  const base = args.base ? (JSON.parse(readFileSync(args.base, 'utf8')) as CatalogFile) : FINDER_CATALOG_FILE;
+  const { catalog, added, unknownGroups } = mergeFoundCodes(base.groups, found);
   for (const a of added) console.log(`+ ${a.group} ${a.code} ${a.label}`);
   if (unknownGroups.length > 0) console.error(`Parameters without a catalog group (add one by hand if they are filters): ${unknownGroups.join(', ')}`);
-  if (!dryRun && added.length > 0) {
-    const target = fileURLToPath(new URL('../src/marketplaces/watchmarket/finder-catalog-data.ts', import.meta.url));
-    writeFileSync(target, renderCatalogModule(catalog));
-    console.error(`Wrote ${added.length} new codes to ${target}`);
-  } else if (added.length === 0) {
-    console.error('The catalog already has every code found.');
+  // Saved pages are named by file name (their folder is the user's), live ones by URL.
+  const sources = [...new Set([...base.sources, ...args.files.map((f) => basename(f)), ...urls])];
+  const text = renderCatalogFile(catalog, sources);
+  const target = args.out ?? fileURLToPath(new URL('../src/marketplaces/watchmarket/finder-catalog-data.json', import.meta.url));
+  if (args.dryRun) {
+    console.error(`Dry run: ${added.length} new codes, nothing written.`);
+  } else {
+    writeFileSync(target, text);
+    console.error(`Wrote ${target} (${added.length} new codes; ${catalog.reduce((n, g) => n + g.values.length, 0)} codes in all).`);
   }
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exitCode = 1;
-  },
-);
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      console.error(e instanceof Error ? e.message : e);
+      process.exitCode = 1;
+    },
+  );
+}

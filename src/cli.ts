@@ -182,8 +182,11 @@ function parse(_config: Config, args: string[]): number {
   );
   if (files.length === 0) throw new UsageError(`Usage: marketlens parse ${op.name} FILE… [key=value…]`);
   const saved = files.map((path) => ({ path, text: readFileSync(path, 'utf8') }));
-  const record = parseAndCheck(op, op.bodiesFromFiles(saved, params), params);
+  const bodies = op.bodiesFromFiles(saved, params);
+  const record = parseAndCheck(op, bodies, params);
   console.log(JSON.stringify(record, null, 2));
+  const missing = op.missingParts?.(bodies) ?? [];
+  if (missing.length > 0) console.error(`Missing parts: ${missing.join(', ')}`);
   return 0;
 }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { sharedAvailable, sharedDir } from './support/shared.js';
 import { CLI, TSX, cleanEnv, startServe } from './support/binary.js';
+import { productSchema } from '../src/marketplaces/sportswear/schema.js';
 
 const env = (extra: Record<string, string>) => cleanEnv({ MARKETLENS_LOG_LEVEL: 'warn', ...extra });
 const serve = (extra: Record<string, string>) => startServe({ MARKETLENS_LOG_LEVEL: 'info', ...extra });
@@ -156,6 +157,44 @@ describe('marketlens lookup / parse', () => {
       });
       // The capture has both kinds: priced and unpriced instant-ship entries.
       expect(entries.some((e: any) => !('amount' in e.instantShipLowestPriceCents))).toBe(true);
+    }, 30_000);
+
+    it('parse sportswear.product on the real 2023 Nike page (initialState.Threads) prints a valid 2.7 record (issue 19)', () => {
+      const page = sharedDir('nike/pdp-2023-09_id_DZ6333-083_initialState-threads.html');
+      const r = run(['parse', 'sportswear.product', page]);
+      expect(r.code, r.stderr).toBe(0);
+      const record = productSchema.strict().parse(JSON.parse(r.stdout));
+      // Values as the page's initialState.Threads.products["DZ6333-083"] holds them.
+      const html = readFileSync(page, 'utf8');
+      const next = JSON.parse(html.match(/<script id="__NEXT_DATA__" type="application\/json">([\s\S]*?)<\/script>/)![1]!);
+      const p = next.props.pageProps.initialState.Threads.products['DZ6333-083'];
+      expect(record).toMatchObject({
+        id: p.id,
+        style_color: 'DZ6333-083',
+        style_code: 'DZ6333',
+        color_code: '083',
+        brands: ['Jordan'],
+        sport_tags: ['Lifestyle'],
+        prices: { currency: 'IDR', current_price: p.currentPrice, initial_price: p.fullPrice, employee_price: p.employeePrice, discount_percentage: null },
+        badge: null,
+        gender: null,
+        enhanced_pdp: null,
+      });
+      expect(record.product_info).toMatchObject({
+        title: 'Air Jordan 1 Low SE',
+        subtitle: "Older Kids' Shoes",
+        full_title: "Air Jordan 1 Low SE Older Kids' Shoes",
+        color_description: p.colorDescription,
+        product_type: 'FOOTWEAR',
+        manufacturing_countries_of_origin: ['Vietnam'],
+        size_chart_url: 'https://www.nike.com/id/size-fit/kids-footwear',
+        status_modifier: null,
+      });
+      expect(record.sizes.map((s) => [s.label, s.localized_label, s.gtins?.[0]?.gtin])).toEqual(
+        p.skus.map((s: any) => [s.nikeSize, s.localizedSize, s.gtin]),
+      );
+      expect(record.product_info.content_images!.length).toBeGreaterThan(0);
+      expect(record.product_info.content_images![0]!.properties!.portrait!.url).toMatch(/^https:\/\/static\.nike\.com\//);
     }, 30_000);
   });
 });

@@ -9,11 +9,12 @@ import { productSchema } from '../src/marketplaces/sportswear/schema.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readCapture, sharedAvailable } from './support/shared.js';
 
 const ROUTE = '/api/v1/scraper/sportswear/product';
 const ALIAS = '/api/v1/scraper/nike/product';
-const US_PAGE = readFileSync(new URL('./fixtures/sportswear/product-page-us.html', import.meta.url), 'utf8');
-const FR_PAGE = readFileSync(new URL('./fixtures/sportswear/product-page-fr.html', import.meta.url), 'utf8');
+const US_PAGE = readFileSync(new URL('./fixtures/sportswear/constructed-product-page-us.html', import.meta.url), 'utf8');
+const FR_PAGE = readFileSync(new URL('./fixtures/sportswear/constructed-product-page-fr.html', import.meta.url), 'utf8');
 const US_PATH = '/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100';
 const FR_PATH = '/fr/t/chaussure-air-force-1-07-pour-WrLlWX/CW2288-111';
 
@@ -183,5 +184,86 @@ describe('sportswear.product over HTTP', () => {
       nike.serve('/t/server-error-AbCdEf/DD1391-100', 'oops', { status: 503 });
       expectProblem(await get({ query: 'https://www.nike.com/t/server-error-AbCdEf/DD1391-100' }), 502, 'upstream_error');
     });
+  });
+});
+
+/**
+ * Issue 19: when Akamai blocks the product page, the record comes from product_feed/threads/v3, filtered by
+ * style-colour, marketplace and language, served here from the real 2026 GB answer.
+ */
+describe.skipIf(!sharedAvailable)('blocked product page → product_feed/threads/v3 fallback', () => {
+  const nike = new FakeUpstream();
+  let app: FastifyInstance;
+  const AKAMAI = readFileSync(new URL('./fixtures/electronics/akamai-access-denied.html', import.meta.url), 'utf8');
+  const FEED_PATH = '/product_feed/threads/v3/';
+  const GB_FEED = sharedAvailable ? readCapture('nike/product-feed-threads-v3_gb_2026-04-17.json') : '{}';
+  const PAGE = '/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-001';
+  const get = (query: Record<string, string>) => app.inject({ method: 'GET', url: ROUTE, query, headers: { ...auth, 'cache-control': 'no-cache' } });
+
+  beforeAll(async () => {
+    await nike.start();
+    // Blocks are retried: no backoff, and no breaker opening between tests.
+    app = await testApp({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+  });
+  afterAll(async () => {
+    await app.close();
+    await nike.stop();
+  });
+  beforeEach(() => {
+    nike.reset();
+    nike.serve(PAGE, AKAMAI, { status: 403 });
+  });
+
+  it('serves the fields the feed carries, the rest null, and X-Missing-Parts names them', async () => {
+    nike.serve(FEED_PATH, GB_FEED, { type: 'application/json' });
+    const res = await get({ query: `https://www.nike.com${PAGE}` });
+    expect(res.statusCode, res.body).toBe(200);
+    const record = productSchema.strict().parse(JSON.parse(res.body));
+    expect(record).toMatchObject({
+      id: '7e267f9c-b662-58f4-b838-a39234f66ac2',
+      style_color: 'IU0767-001',
+      style_code: 'IU0767',
+      color_code: '001',
+      brands: ['Nike'],
+      sport_tags: ['Lifestyle'],
+      prices: { currency: 'GBP', current_price: 134.99, initial_price: 134.99, employee_price: null },
+      badge: null,
+      pdp_url: null,
+      enhanced_pdp: null,
+    });
+    expect(record.product_info).toMatchObject({ title: 'Air Max 90', subtitle: "Men's shoes", full_title: "Air Max 90 Men's Shoes", product_type: 'FOOTWEAR', status_modifier: null });
+    expect(record.sizes[0]).toMatchObject({ label: '6', localized_label: '5.5', localized_label_prefix: 'UK', gtins: [{ gtin: '00198958662033' }] });
+    const missing = String(res.headers['x-missing-parts']).split(',');
+    expect(missing).toEqual(expect.arrayContaining(['badge', 'pdp_url', 'enhanced_pdp', 'sizes.status', 'product_info.status_modifier']));
+    expect(missing).not.toContain('product_info.title');
+
+    // The feed request: filtered by marketplace, language, nike.com's channel and the style-colour.
+    const feedReq = nike.requests.find((r) => r.path === FEED_PATH)!;
+    expect(feedReq.query.getAll('filter')).toEqual([
+      'marketplace(GB)',
+      'language(en-GB)',
+      'channelId(d9a5bc42-4b9c-4976-858a-f159cf99c647)',
+      'productInfo.merchProduct.styleColor(IU0767-001)',
+    ]);
+    expect(nike.count(PAGE)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a feed without the colourway, or a failing feed, leaves the page\'s block as the answer (503 upstream_blocked)', async () => {
+    nike.serve(FEED_PATH, GB_FEED, { type: 'application/json' });
+    nike.serve('/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-999', AKAMAI, { status: 403 });
+    expectProblem(await get({ query: 'https://www.nike.com/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-999' }), 503, 'upstream_blocked');
+    // A colourway never answered before (a cached record would be served stale-if-error, CONTRACT §3).
+    nike.serve('/gb/t/x-AbCdEf/HM8517-100', AKAMAI, { status: 403 });
+    nike.serve(FEED_PATH, AKAMAI, { status: 403 });
+    expectProblem(await get({ query: 'https://www.nike.com/gb/t/x-AbCdEf/HM8517-100' }), 503, 'upstream_blocked');
+    expect(nike.count(FEED_PATH)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a page that answers is used as before: no feed request, no X-Missing-Parts', async () => {
+    nike.serve(FR_PATH, FR_PAGE);
+    const res = await get({ query: `https://www.nike.com${FR_PATH}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-missing-parts']).toBeUndefined();
+    expect(nike.count(FEED_PATH)).toBe(0);
   });
 });

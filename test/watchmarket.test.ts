@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { auth, testApp } from './support/app.js';
+import { expectProblem } from './support/problem.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/watchmarket/${name}`, import.meta.url), 'utf8');
 const SEARCH = '/api/v1/scraper/watchmarket/search';
@@ -171,6 +172,27 @@ describe('watchmarket search', () => {
     expect(fake.count()).toBe(0);
   });
 
+  it('filters by label (issue 19): manufacturer=Rolex reaches Chrono24 as manufacturerIds=221, only codes go upstream', async () => {
+    fake.serve('/search/index.htm', fixture('search-2026-page1.html'));
+    const res = await search(`manufacturer=Rolex,${encodeURIComponent('A. Lange & Sohne')}&model=Submariner%20Date&dial_color=black&case_material=steel`);
+    expect(res.statusCode, res.body).toBe(200);
+    const q = lastQuery();
+    expect(q.getAll('manufacturerIds')).toEqual(['221', '1']);
+    expect(q.getAll('models')).toEqual(['981']);
+    expect(q.getAll('dialColor')).toEqual(['702']);
+    expect(q.getAll('caseMaterials')).toEqual(['4']);
+    expect(fake.requests.at(-1)!.url).not.toMatch(/Rolex|Lange|black|steel/i);
+  });
+
+  it('an unknown label is a 400 naming the parameter and the closest labels, with no upstream request', async () => {
+    const body = expectProblem(await search('manufacturer=Omegaa'), 400, 'invalid_parameter');
+    expect(body.errors[0].param).toBe('manufacturer');
+    expect(body.errors[0].message).toMatch(/unknown value "Omegaa"; closest: Omega \(187\)/);
+    const model = expectProblem(await search('manufacturer=Omega&model=Submariner%20Date'), 400, 'invalid_parameter');
+    expect(model.errors[0].param).toBe('model');
+    expect(fake.count()).toBe(0);
+  });
+
   it('the alias path /api/v1/scraper/chrono24/search answers the same', async () => {
     fake.serve('/search/index.htm', fixture('search-2026-page1.html'));
     const res = await app.inject({ method: 'GET', url: '/api/v1/scraper/chrono24/search?max_age=0&query=Omega&dial_numbers=801', headers: auth });
@@ -239,6 +261,26 @@ describe('watchmarket finder', () => {
       expect(res.json().code).toBe('invalid_parameter');
       expect(res.json().errors[0].param).toBe('query');
     }
+  });
+
+  it('query=manufacturer answers every brand of the advanced-search page with its id (issue 19)', async () => {
+    const res = await app.inject({ method: 'GET', url: `${FINDER}?query=manufacturer`, headers: auth });
+    expect(res.statusCode).toBe(200);
+    const [camel, snake] = res.json();
+    expect(camel.id).toBe('manufacturerIds');
+    expect(snake.id).toBe('manufacturer');
+    expect(camel.values.length).toBeGreaterThanOrEqual(545);
+    for (const [label, id] of [['Rolex', '221'], ['Audemars Piguet', '18'], ['Omega', '187'], ['A. Lange & Söhne', '1']]) {
+      expect(snake.values).toContainEqual({ label, manufacturer: id });
+    }
+  });
+
+  it('query=a answers the big groups whole (every brand and country)', async () => {
+    const res = await app.inject({ method: 'GET', url: `${FINDER}?query=a`, headers: auth });
+    expect(res.statusCode).toBe(200);
+    const groups = res.json() as Array<{ id: string; values: unknown[] }>;
+    expect(groups.find((g) => g.id === 'manufacturer')!.values.length).toBeGreaterThanOrEqual(545);
+    expect(groups.find((g) => g.id === 'countryIds')!.values.length).toBeGreaterThanOrEqual(159);
   });
 
   it('needs a key like every route', async () => {

@@ -20,6 +20,8 @@ export interface Candidate {
 
 export interface Scenario {
   op: OperationName;
+  /** Row name when one operation has several scenarios (default: the operation name). */
+  label?: string;
   /** The marketplace's env name (MARKETLENS_<X>_ORIGIN), or null when the operation makes no upstream request. */
   env: string | null;
   candidates: Candidate[];
@@ -92,6 +94,13 @@ export function scenarios(): Scenario[] {
       candidates: [{ source: 'shipped catalog (no upstream request)', setup: () => {}, url: '/api/v2/finder/watchmarket-search?query=dial' }],
     },
     {
+      // `query=a` matches most groups, the 545 brands and ~160 countries included: the finder's biggest answer.
+      op: 'watchmarket.finder',
+      label: 'watchmarket.finder query=a',
+      env: null,
+      candidates: [{ source: 'shipped catalog, every big group whole', setup: () => {}, url: '/api/v2/finder/watchmarket-search?query=a' }],
+    },
+    {
       op: 'watchmarket.search',
       env: 'WATCHMARKET',
       candidates: [
@@ -147,8 +156,8 @@ export function scenarios(): Scenario[] {
       env: 'SPORTSWEAR',
       candidates: [
         {
-          source: 'fixture sportswear/product-page-us.html (no raw Nike page among the captures)',
-          setup: withHome((f) => f.serve(NIKE_PATH, fixture('sportswear/product-page-us.html'))),
+          source: 'fixture sportswear/constructed-product-page-us.html (no raw Nike page among the captures)',
+          setup: withHome((f) => f.serve(NIKE_PATH, fixture('sportswear/constructed-product-page-us.html'))),
           url: `/api/v1/scraper/sportswear/product?query=${encodeURIComponent(`https://www.nike.com${NIKE_PATH}`)}`,
         },
       ],

@@ -69,8 +69,8 @@ function goat(req: LoggedRequest, res: ServerResponse): void {
 }
 
 // sportswear (Nike): any product page path ending in a style-colour gets that colourway's page.
-const NIKE_US = fixture('sportswear/product-page-us.html');
-const NIKE_FR = fixture('sportswear/product-page-fr.html');
+const NIKE_US = fixture('sportswear/constructed-product-page-us.html');
+const NIKE_FR = fixture('sportswear/constructed-product-page-fr.html');
 const NIKE_PATH = /^(?:\/([A-Za-z]{2}))?(?:\/[A-Za-z]{2})?\/t\/(?:[^/]+\/)*?([A-Za-z0-9]{5,8}-[A-Za-z0-9]{3})\/?$/;
 
 function nike(req: LoggedRequest, res: ServerResponse): void {

@@ -131,8 +131,8 @@ export function fixtureCases(): RobustnessCase[] {
     { op: o['resale-b.product'], label: 'fixture: resale-b/product-template.json (bare JSON)', shared: false, params: {}, bodies: () => fixture('resale-b/product-template.json') },
     ...(
       [
-        ['product-page-us.html', 'DD1391-100'],
-        ['product-page-fr.html', 'CW2288-111'],
+        ['constructed-product-page-us.html', 'DD1391-100'],
+        ['constructed-product-page-fr.html', 'CW2288-111'],
       ] as const
     ).map(([file, query]) => ({
       op: o['sportswear.product'],
@@ -218,6 +218,21 @@ export function captureCases(): RobustnessCase[] {
       params: {},
       bodies: () => goatPage(firstTemplate(`goat/${f}`)),
     })),
+    // Issue 19: the 2023 Nike page generation (initialState.Threads) and a product_feed/threads/v3 answer (the fallback).
+    {
+      op: o['sportswear.product'],
+      label: 'capture: nike/pdp-2023-09_id_DZ6333-083_initialState-threads.html',
+      shared: true,
+      params: { query: 'DZ6333-083' },
+      bodies: () => ({ html: readCapture('nike/pdp-2023-09_id_DZ6333-083_initialState-threads.html'), url: null }),
+    },
+    {
+      op: o['sportswear.product'],
+      label: 'capture: nike/product-feed-threads-v3_gb_2026-04-17.json (fallback feed)',
+      shared: true,
+      params: { query: 'https://www.nike.com/gb/t/x-mVZDxTlZ/IU0767-001' },
+      bodies: fromFiles(o['sportswear.product'], ['nike/product-feed-threads-v3_gb_2026-04-17.json'], { query: 'https://www.nike.com/gb/t/x-mVZDxTlZ/IU0767-001' }),
+    },
     ...(
       [
         [['scrapfly_2025-03_products_skuPriceDomain_specCategories.json', 'scrapfly_2024-03_ugc_v2_reviews_topics.json'], {}],

@@ -9,13 +9,15 @@ import { readCapture, sharedAvailable } from '../../../test/support/shared.js';
 import { MarketlensError } from '../../errors.js';
 import { parseAndCheck } from '../../operations/lookup.js';
 import { extractNextData, wrapAsNextDataPage } from '../../util/next-data.js';
+import { parseFeed } from './parse-feed.js';
 import { parseProductPage } from './parse.js';
+import { nullPaths } from './record-parts.js';
 import { sportswearProduct } from './product.js';
 import { productSchema } from './schema.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/sportswear/${name}`, import.meta.url), 'utf8');
-const US_PAGE = fixture('product-page-us.html');
-const FR_PAGE = fixture('product-page-fr.html');
+const US_PAGE = fixture('constructed-product-page-us.html');
+const FR_PAGE = fixture('constructed-product-page-fr.html');
 
 // ---- the spec §2.7 field lists, copied from the spec text ----------------------------------------------------
 type SpecType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'nullable';
@@ -423,5 +425,127 @@ describe.skipIf(!sharedAvailable)('real Nike material in ../shared/upstream-samp
     expect(md).toContain('SX5090-014');
     const e = errorOf(() => parseAndCheck(sportswearProduct, { html: md, url: null }, { query: 'SX5090-014' }));
     expect(e.code).toBe('upstream_changed');
+  });
+});
+
+// ---- issue 19: the real 2025 spelling, the 2023 page generation, the threads/v3 feed ---------------------------
+describe('enhanced_pdp (issue 19)', () => {
+  const cards = [
+    { cardType: 'text', properties: { title: 'Classic', body: 'The radiance lives on.' } },
+    { cardType: 'image', properties: { squarish: { url: 'https://static.nike.com/a.png', aspectRatio: 1 } } },
+  ];
+  const expected = [
+    { card_type: 'text', properties: { title: 'Classic', body: 'The radiance lives on.' } },
+    { card_type: 'image', properties: { squarish: { url: 'https://static.nike.com/a.png', aspect_ratio: 1 } } },
+  ];
+  const withKey = (key: string) =>
+    editedPage(US_PAGE, (pp) => {
+      for (const p of [pp.selectedProduct, pp.productGroups[0].products['DD1391-100']]) {
+        delete p.enhancedPdp;
+        delete p.enhancedPDP;
+      }
+      pp.selectedProduct[key] = cards;
+    });
+
+  it('reads `enhancedPDP` (capital PDP, as the real 2025 selectedProduct spells it): no longer null', () => {
+    expect(parseProductPage(withKey('enhancedPDP'), 'DD1391-100').enhanced_pdp).toEqual(expected);
+  });
+
+  it('still reads the `enhancedPdp` spelling the notes guessed; null when neither is there', () => {
+    expect(parseProductPage(withKey('enhancedPdp'), 'DD1391-100').enhanced_pdp).toEqual(expected);
+    expect(parseProductPage(withKey('somethingElse'), 'DD1391-100').enhanced_pdp).toBeNull();
+  });
+});
+
+describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (real product objects)', () => {
+  for (const file of ['threads-product-2023-04_us_CT3839-100.json', 'threads-product-2023-04_us_DR0148-171.json']) {
+    it(`${file}: a valid 2.7 record with the object's own values, null where the generation lacks a field`, () => {
+      const p = JSON.parse(readCapture(`nike/${file}`));
+      const html = wrapAsNextDataPage({ page: '/t/[slug]/[styleColor]', props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } } });
+      const r = parseAndCheck(sportswearProduct, { html, url: null }, { query: p.styleColor }) as any;
+      expect(productSchema.strict().safeParse(r).success).toBe(true);
+      expect(r).toMatchObject({
+        id: p.id,
+        style_color: p.styleColor,
+        style_code: p.styleCode,
+        brands: [p.brand],
+        prices: { currency: p.currency, current_price: p.currentPrice, initial_price: p.fullPrice },
+        pdp_url: null,
+        group_label: null,
+      });
+      expect(r.product_info).toMatchObject({ title: p.title, subtitle: p.subTitle, full_title: p.fullTitle, color_description: p.colorDescription });
+      expect(r.sizes.map((s: any) => [s.label, s.merch_sku_id, s.gtins[0].gtin])).toEqual(p.skus.map((s: any) => [s.nikeSize, s.skuId, s.gtin]));
+      // An empty localizedSizePrefix is "none", not a prefix.
+      expect(r.sizes.every((s: any) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(true);
+    });
+  }
+
+  it('a code the Threads page does not hold → not_found', () => {
+    const p = JSON.parse(readCapture('nike/threads-product-2023-04_us_CT3839-100.json'));
+    const html = wrapAsNextDataPage({ props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } } });
+    expect(errorOf(() => parseProductPage(html, 'AA0000-000')).code).toBe('not_found');
+  });
+});
+
+describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)', () => {
+  const feed = (cc: string) => JSON.parse(readCapture(`nike/product-feed-threads-v3_${cc}_2026-04-17.json`));
+  const infoOf = (json: any, styleColor: string) =>
+    json.objects.flatMap((o: any) => o.productInfo).find((pi: any) => pi.merchProduct.styleColor === styleColor);
+
+  it.each([
+    ['gb', 'GB', 'en-GB'],
+    ['us', 'US', 'en'],
+    ['jp', 'JP', 'ja'],
+  ])('%s: every colourway of the answer parses to a valid 2.7 record carrying the feed\'s own values', (cc, marketplace, language) => {
+    const json = feed(cc);
+    const codes = [...new Set(json.objects.flatMap((o: any) => o.productInfo.map((pi: any) => pi.merchProduct.styleColor)))] as string[];
+    expect(codes.length).toBeGreaterThan(3);
+    for (const styleColor of codes) {
+      const r = parseFeed(json, { styleColor, marketplace, language });
+      expect(productSchema.strict().safeParse(r).success, styleColor).toBe(true);
+      const pi = infoOf(json, styleColor);
+      expect(r).toMatchObject({
+        id: pi.merchProduct.id,
+        style_color: styleColor,
+        style_code: pi.merchProduct.styleCode,
+        color_code: pi.merchProduct.colorCode,
+        brands: [pi.merchProduct.brand],
+        sport_tags: pi.merchProduct.sportTags,
+        prices: { currency: pi.merchPrice.currency, current_price: pi.merchPrice.currentPrice, initial_price: pi.merchPrice.fullPrice },
+        badge: null,
+        pdp_url: null,
+        enhanced_pdp: null,
+      });
+      expect(r.product_info).toMatchObject({ title: pi.productContent.title, subtitle: pi.productContent.subtitle, full_title: pi.productContent.fullTitle });
+      expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(pi.skus.map((s: any) => [s.nikeSize, s.gtin]));
+    }
+  });
+
+  it('gb: sizes carry the marketplace\'s localized size and prefix (UK 5.5 for a 6)', () => {
+    const r = parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'en-GB' });
+    expect(r.sizes[0]).toEqual({
+      gtins: [{ gtin: '00198958662033' }],
+      label: '6',
+      status: null,
+      merch_sku_id: '31a2ee51-12bc-514d-941b-55610dd04e2c',
+      sort_sequence: null,
+      localized_label: '5.5',
+      localized_label_prefix: 'UK',
+    });
+    expect(r.prices).toEqual({ currency: 'GBP', current_price: 134.99, initial_price: 134.99, employee_price: null, discount_percentage: null, employee_discount_percentage: null });
+  });
+
+  it('objects of another marketplace or language are not taken, even when the colourway is in them', () => {
+    expect(errorOf(() => parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'US', language: 'en' })).code).toBe('not_found');
+    expect(errorOf(() => parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'fr' })).code).toBe('not_found');
+    expect(errorOf(() => parseFeed({ pages: {} }, { styleColor: 'IU0767-001', marketplace: 'GB', language: null })).code).toBe('upstream_changed');
+  });
+
+  it('names what the feed leaves null: the page-only fields, never gender', () => {
+    const missing = nullPaths(parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'en-GB' }));
+    expect(missing).toEqual(expect.arrayContaining(['badge', 'pdp_url', 'enhanced_pdp', 'group_label', 'sizes.status', 'prices.employee_price', 'product_info.status_modifier']));
+    expect(missing).not.toContain('gender');
+    expect(missing).not.toContain('product_info.title');
+    expect(missing).not.toContain('sizes.localized_label');
   });
 });

@@ -8,6 +8,7 @@
 import { MarketlensError, upstreamChanged } from '../../errors.js';
 import { extractNextData } from '../../util/next-data.js';
 import { snakeKeysDeep } from '../../util/snake-case.js';
+import { threadsProducts, threadsRecord } from './parse-threads.js';
 import type { SportswearProduct, SportswearProductInfo } from './schema.js';
 
 type Obj = Record<string, unknown>;
@@ -33,6 +34,9 @@ interface Colourway {
  */
 export function parseProductPage(html: string, styleColor: string | undefined): SportswearProduct {
   const pageProps = readPageProps(html);
+  // The 2023 generation keeps its products in the Redux store (`initialState.Threads.products`), parse-threads.ts.
+  const threads = threadsProducts(pageProps);
+  if (threads && !isObj(pageProps.selectedProduct) && !Array.isArray(pageProps.productGroups)) return threadsRecord(threads, styleColor);
   const colourway = pickColourway(pageProps, styleColor);
   return toRecord(colourway);
 }
@@ -89,6 +93,9 @@ function sameCode(value: unknown, styleColor: string): boolean {
   return typeof value === 'string' && value.toUpperCase() === styleColor;
 }
 
+/** Spellings of the enhanced content cards: the real 2025 page says `enhancedPDP`; the notes' guess was `enhancedPdp`. */
+const ENHANCED_PDP_KEYS = ['enhancedPDP', 'enhancedPdp'];
+
 /** First value present under `key` in `sources` (null counts as present: upstream said "none"), else null. */
 function pick(sources: readonly (Obj | undefined)[], key: string): unknown {
   for (const s of sources) if (s !== undefined && s[key] !== undefined) return s[key];
@@ -116,7 +123,7 @@ function toRecord(c: Colourway): SportswearProduct {
     group_index: pick([...P, c.group], 'groupIndex') as any,
     group_label: pick([...P, c.group], 'groupLabel') as any,
     style_color: typeof get('styleColor') === 'string' ? get('styleColor') : c.styleColor,
-    enhanced_pdp: snakeKeysDeep(get('enhancedPdp')),
+    enhanced_pdp: snakeKeysDeep(ENHANCED_PDP_KEYS.map((k) => pick(P, k)).find((v) => v !== null) ?? null),
     net_quantity: get('netQuantity'),
     product_info: info,
   };

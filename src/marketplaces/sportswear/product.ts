@@ -1,9 +1,15 @@
-/** Spec 4.7: product details from the Nike product page (`__NEXT_DATA__`). */
+/**
+ * Spec 4.7: product details from the Nike product page (`__NEXT_DATA__`); when the page is blocked, the fields the
+ * product_feed threads/v3 API carries (parse-feed.ts), the rest null and named in X-Missing-Parts.
+ */
 import { z } from 'zod';
 import { MarketlensError, isMarketlensError } from '../../errors.js';
+import type { FetchContext } from '../../operations/types.js';
 import { defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
+import { feedLanguage, feedUrl, parseFeedText, type FeedTarget } from './parse-feed.js';
 import { parseProductPage } from './parse.js';
+import { nullPaths } from './record-parts.js';
 import { resolveProductTarget, styleColorOfUrl } from './product-url.js';
 import { productSchema } from './schema.js';
 import { acceptLanguage, normaliseCountry } from './storefronts.js';
@@ -13,6 +19,33 @@ export interface ProductPageBodies {
   html: string;
   /** Final URL after redirects (real host), or null for a saved file. */
   url: string | null;
+}
+
+/** The page was blocked: the product feed's answer (its text) for the colourway instead. */
+export interface FeedBodies {
+  feed: string;
+  target: FeedTarget;
+}
+
+export type SportswearBodies = ProductPageBodies | FeedBodies;
+
+/**
+ * threads/v3 for the colourway; any failure there leaves the page's own block as the answer (the feed is a fallback,
+ * not a second opinion on whether the product exists).
+ */
+async function fetchFeed(ctx: FetchContext, target: FeedTarget, blocked: MarketlensError): Promise<FeedBodies> {
+  try {
+    const res = await ctx.http.request(
+      { url: feedUrl(target), expect: 'json', label: 'product_feed', headers: { accept: 'application/json' } },
+      ctx,
+    );
+    expectOk(res, 'sportswear', `product feed ${target.styleColor}`);
+    parseFeedText(res.body, target); // the colourway must be in it, else the page's block stands
+    return { feed: res.body, target };
+  } catch (e) {
+    if (isMarketlensError(e)) throw blocked;
+    throw e;
+  }
 }
 
 /** Runs the same resolution as `fetch`, so a bad query or country is a 400 before any upstream request. */
@@ -56,13 +89,20 @@ export const sportswearProduct = defineOperation({
     'Text comes in the storefront\'s language, prices in its currency. A bare code is fetched as ' +
     '`https://www.nike.com/{country}/t/-/{STYLE-COLOR}`, which Nike redirects to the product page. ' +
     '`sizes[].status` ACTIVE does not mean in stock. `gender` is null: the page carries gender strings, not the ' +
-    'integer the spec shows. A code the page does not list answers 404.',
+    'integer the spec shows. A code the page does not list answers 404.\n\n' +
+    'When the product page is blocked (bot manager), the answer comes from Nike\'s `product_feed/threads/v3` API ' +
+    '(filtered by style-colour, marketplace and language): ids, codes, brand, sport tags, prices, titles, description, ' +
+    'colours and sizes with GTINs. Every field only the page carries is null and named in the `X-Missing-Parts` ' +
+    'response header (e.g. `badge,pdp_url,…,sizes.status,product_info.origins,…`). An older page generation ' +
+    '(2023, `initialState.Threads.products`) parses too, with null where it lacks a field.',
   params,
   record: productSchema,
   cacheClass: 'products',
-  async fetch(ctx, p) {
+  async fetch(ctx, p): Promise<SportswearBodies> {
     const target = resolveProductTarget(p.query, p.country);
-    const res = await ctx.http.request(
+    const feedTarget: FeedTarget = { styleColor: target.styleColor, marketplace: target.country, language: feedLanguage(target.country, target.language) };
+    const res = await ctx.http
+      .request(
       {
         url: target.pageUrl,
         expect: 'html',
@@ -73,7 +113,12 @@ export const sportswearProduct = defineOperation({
         },
       },
       ctx,
-    );
+      )
+      .catch((e: unknown) => {
+        if (isMarketlensError(e) && e.code === 'upstream_blocked') return fetchFeed(ctx, feedTarget, e);
+        throw e;
+      });
+    if ('feed' in res) return res;
     expectOk(res, 'sportswear', `product ${target.styleColor}`);
     // Nike sends a code it does not know to some other page (home, a listing): not a product.
     if (styleColorOfUrl(res.url) === undefined) {
@@ -81,14 +126,25 @@ export const sportswearProduct = defineOperation({
     }
     return { html: res.body, url: res.url } satisfies ProductPageBodies;
   },
-  parse(bodies: ProductPageBodies, p) {
+  parse(bodies: SportswearBodies, p) {
+    if ('feed' in bodies) return parseFeedText(bodies.feed, bodies.target);
     const styleColor = p.query ? resolveProductTarget(p.query, p.country).styleColor : bodies.url ? styleColorOfUrl(bodies.url) : undefined;
     return parseProductPage(bodies.html, styleColor);
   },
-  bodiesFromFiles(files) {
+  missingParts(bodies: SportswearBodies) {
+    return 'feed' in bodies ? nullPaths(parseFeedText(bodies.feed, bodies.target)) : [];
+  },
+  bodiesFromFiles(files, p): SportswearBodies {
     if (files.length !== 1) {
-      throw new MarketlensError('invalid_parameter', 'sportswear.product parses exactly one saved product page (HTML)');
+      throw new MarketlensError('invalid_parameter', 'sportswear.product parses exactly one saved product page (HTML) or product_feed/threads/v3 answer (JSON)');
     }
-    return { html: files[0]!.text, url: null };
+    const text = files[0]!.text;
+    // A saved threads/v3 answer: the colourway and storefront come from query (and country), as for a live fallback.
+    if (/^\s*\{/.test(text) && /"objects"\s*:/.test(text.slice(0, 2000))) {
+      if (!p.query) throw new MarketlensError('invalid_parameter', 'query: a product feed answer needs the style-colour (query=…)', { errors: [{ param: 'query', message: 'a product feed answer needs the style-colour' }] });
+      const target = resolveProductTarget(p.query, p.country);
+      return { feed: text, target: { styleColor: target.styleColor, marketplace: target.country, language: feedLanguage(target.country, target.language) } };
+    }
+    return { html: text, url: null };
   },
 });

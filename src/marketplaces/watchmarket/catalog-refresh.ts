@@ -3,22 +3,41 @@
  * Chrono24 has no filter-group API (notes §4), but its pages name codes in three places:
  * - quick-filter pills: `a.js-quick-filter-pill` whose URL adds one filter parameter to the page's own ones;
  * - SEO links: `--mod981` (model), `-cm4` (case material), `-dc702` (dial colour), with the label as link text;
- * - the brand select of `/search/index.htm?dosearch=true`: `select[name=manufacturerIds] option`.
+ * - the form of the advanced-search page `/search/index.htm?dosearch=true`: every `select[name] option` (brands,
+ *   watch categories, case and bracelet materials, countries, gender) and every labelled checkbox (movement, scope of
+ *   delivery, new/used).
  * Found codes are merged into the shipped catalog: new codes are added, known ones keep their curated labels, and
  * nothing is dropped (a page shows only the filters relevant to its results).
  */
 import { load } from 'cheerio/slim';
 import { catalogGroupSchema, type CatalogGroup } from './schema.js';
 
+/** Marker field of the generated catalog file: it is data the refresh writes, not code to edit. */
+export const GENERATED_MARKER = 'generated — run npm run refresh:watchmarket-catalog -- --from FILE… (or with live URLs); do not edit by hand';
+
+/** The generated catalog file (src/marketplaces/watchmarket/finder-catalog-data.json). */
+export interface CatalogFile {
+  generated: string;
+  /** The pages (file names or URLs) the last refresh read. */
+  sources: string[];
+  groups: CatalogGroup[];
+}
+
 export interface FoundCode {
   /** Chrono24 URL parameter (= catalog group id). */
   group: string;
   code: string;
   label: string;
+  /** For models: the brand they belong to, as a manufacturer id or the brand slug of the link path (`rolex`). */
+  manufacturer?: string;
 }
 
 /** Parameters with free values (prices, years, sizes): never catalog codes. */
-const NOT_CODES = new Set(['priceFrom', 'priceTo', 'year', 'caseDiameter', 'query', 'showpage', 'pageSize', 'sortorder', 'dosearch', 'currencyId']);
+const NOT_CODES = new Set([
+  'priceFrom', 'priceTo', 'year', 'caseDiameter', 'query', 'showpage', 'pageSize', 'sortorder', 'dosearch', 'currencyId',
+  // Search-form controls that are request parameters, not filters (maxAgeInDays is the search's max_age_in_days).
+  'maxAgeInDays', 'appearance', 'searchexplain', 'watchTypes',
+]);
 
 const SEO_CODES: Array<{ re: RegExp; group: string }> = [
   { re: /--mod(\d+)\.htm$/, group: 'models' },
@@ -67,12 +86,13 @@ export function extractFilterCodes(html: string): FoundCode[] {
     const values = pill.params.getAll(own[0]!);
     // Pills with several values are groups (e.g. "Europe" = 43 countries), not one code.
     if (values.length !== 1 || pill.label === '') continue;
-    found.push({ group: own[0]!, code: values[0]!, label: pillLabel(pill.label) });
+    const brand = own[0] === 'models' && common.has('manufacturerIds') ? pill.params.getAll('manufacturerIds') : [];
+    found.push({ group: own[0]!, code: values[0]!, label: pillLabel(pill.label), ...(brand.length === 1 ? { manufacturer: brand[0]! } : {}) });
   }
 
   // SEO link lists: one list per <nav>, so a shared prefix ("Rolex Submariner …") can be stripped per list.
   $('nav').each((_, nav) => {
-    const hits: Array<{ group: string; code: string; label: string }> = [];
+    const hits: FoundCode[] = [];
     $(nav)
       .find('a[href]')
       .each((_, a) => {
@@ -81,17 +101,37 @@ export function extractFilterCodes(html: string): FoundCode[] {
         const label = clean($(a).text());
         for (const { re, group } of SEO_CODES) {
           const m = href.match(re);
-          if (m && label !== '' && !/^\d+$/.test(label)) hits.push({ group, code: m[1]!, label });
+          if (!m || label === '' || /^\d+$/.test(label)) continue;
+          // `/rolex/submariner-date--mod981.htm`: the first path segment is the brand's slug.
+          const slug = group === 'models' ? href.match(/^(?:https?:\/\/[^/]+)?\/([a-z0-9-]+)\//)?.[1] : undefined;
+          hits.push({ group, code: m[1]!, label, ...(slug ? { manufacturer: slug } : {}) });
         }
       });
     const labels = stripCommonPrefix(hits.map((h) => h.label));
     hits.forEach((h, i) => found.push({ ...h, label: labels[i]! }));
   });
 
-  $('select[name="manufacturerIds"] option[value]').each((_, o) => {
-    const code = $(o).attr('value')!.trim();
-    const label = clean($(o).text());
-    if (/^\d+$/.test(code) && label !== '') found.push({ group: 'manufacturerIds', code, label });
+  // Form selects (the advanced-search page lists every brand, category, material and country this way).
+  $('select[name]').each((_, sel) => {
+    const group = $(sel).attr('name')!;
+    if (NOT_CODES.has(group)) return;
+    $(sel)
+      .find('option[value]')
+      .each((_, o) => {
+        const code = $(o).attr('value')!.trim();
+        const label = clean($(o).text());
+        // Placeholders ("---", "Please select") have an empty or dashed value.
+        if (/^[A-Za-z0-9]+$/.test(code) && label !== '' && !/^-+$/.test(label)) found.push({ group, code, label });
+      });
+  });
+  // Form checkboxes: the label is the text of the enclosing <label> (or the one pointing at the input's id).
+  $('input[type="checkbox"][name][value], input[type="radio"][name][value]').each((_, i) => {
+    const group = $(i).attr('name')!;
+    const code = $(i).attr('value')!.trim();
+    if (NOT_CODES.has(group) || !/^[A-Za-z0-9]+$/.test(code)) return;
+    const id = $(i).attr('id');
+    const label = clean((id ? $(`label[for="${id}"]`).first().text() : '') || $(i).closest('label').text());
+    if (label !== '') found.push({ group, code, label });
   });
   return found;
 }
@@ -114,24 +154,50 @@ export function mergeFoundCodes(
       unknown.add(f.group);
       continue;
     }
-    if (group.values.some((v) => v.code === f.code)) continue;
-    group.values.push({ label: f.label, code: f.code });
+    const manufacturer = f.manufacturer === undefined ? undefined : brandId(next, f.manufacturer);
+    const known = group.values.find((v) => v.code === f.code);
+    if (known) {
+      // A known code keeps its label; learning its brand only adds what the catalog did not say.
+      if (manufacturer !== undefined && known.manufacturer === undefined) known.manufacturer = manufacturer;
+      continue;
+    }
+    group.values.push({ label: f.label, code: f.code, ...(manufacturer !== undefined ? { manufacturer } : {}) });
     added.push(f);
   }
   return { catalog: next.map((g) => catalogGroupSchema.parse(g)), added, unknownGroups: [...unknown] };
 }
 
-/** The text of finder-catalog-data.ts for a catalog. */
-export function renderCatalogModule(catalog: readonly CatalogGroup[]): string {
-  return `/**
- * The shipped Chrono24 filter catalog: every filter group and code marketlens knows (spec §2.1; notes
- * ../shared/upstreams/chrono24.md §2 and §4: quick-filter pills and SEO links of the 2026 capture, the code tables
- * public scrapers keep). \`id\` is Chrono24's URL parameter, \`param\` the watchmarket search parameter.
- *
- * Refreshed by \`npx tsx scripts/refresh-watchmarket-catalog.ts\` (merges codes found on the live pages; never drops).
- */
-import type { CatalogGroup } from './schema.js';
+/** `ö` → `oe` as Chrono24's slugs write it (`/alangesoehne/`), then only letters and digits. */
+function slugOf(label: string): string {
+  return label
+    .toLowerCase()
+    .replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(/[^a-z0-9]/g, '');
+}
 
-export const FINDER_CATALOG: CatalogGroup[] = ${JSON.stringify(catalog, null, 2)};
-`;
+/** A manufacturer id given as id or link slug → the id the catalog knows, else undefined (never guessed). */
+function brandId(catalog: readonly CatalogGroup[], ref: string): string | undefined {
+  const brands = catalog.find((g) => g.id === 'manufacturerIds')?.values ?? [];
+  if (/^\d+$/.test(ref)) return brands.some((b) => b.code === ref) ? ref : undefined;
+  const slug = ref.replace(/[^a-z0-9]/g, '');
+  const hits = brands.filter((b) => slugOf(b.label) === slug);
+  return hits.length === 1 ? hits[0]!.code : undefined;
+}
+
+/**
+ * The text of finder-catalog-data.json: the marker, the sources, then one line per value so a refresh diffs by code.
+ * @example JSON.parse(renderCatalogFile(groups, ['saved.html'])).generated // GENERATED_MARKER
+ */
+export function renderCatalogFile(groups: readonly CatalogGroup[], sources: readonly string[]): string {
+  const group = (g: CatalogGroup): string => {
+    const { values, ...head } = g;
+    const fields = Object.entries(head).map(([k, v]) => `      ${JSON.stringify(k)}: ${JSON.stringify(v)},`);
+    const lines = values.map((v) => `        ${JSON.stringify(v)}`).join(',\n');
+    return `    {\n${fields.join('\n')}\n      "values": [\n${lines}\n      ]\n    }`;
+  };
+  return (
+    `{\n  "generated": ${JSON.stringify(GENERATED_MARKER)},\n  "sources": ${JSON.stringify(sources)},\n` +
+    `  "groups": [\n${groups.map(group).join(',\n')}\n  ]\n}\n`
+  );
 }

@@ -69,3 +69,15 @@ describe('finder', () => {
     expect(watchmarketFinder.parse(bodies, { query: 'dial' })).toHaveLength(4);
   });
 });
+
+describe('finder on a saved catalog file (marketlens parse)', () => {
+  it('reads the generated file shape {generated, sources, groups} as well as a bare array of groups', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(new URL('./finder-catalog-data.json', import.meta.url), 'utf8');
+    const fromFile = watchmarketFinder.bodiesFromFiles([{ path: 'finder-catalog-data.json', text }], { query: 'manufacturer' });
+    const groups = watchmarketFinder.parse(fromFile, { query: 'manufacturer' });
+    expect(groups[0]!.values.length).toBeGreaterThanOrEqual(545);
+    const bare = watchmarketFinder.bodiesFromFiles([{ path: 'groups.json', text: JSON.stringify(FINDER_CATALOG) }], { query: 'dial' });
+    expect(watchmarketFinder.parse(bare, { query: 'dial' })).toHaveLength(4);
+  });
+});

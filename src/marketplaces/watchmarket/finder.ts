@@ -1,13 +1,16 @@
 /**
  * Spec 4.1: the filter finder. Chrono24 has no known filter-group endpoint (its filter panel loads on demand, notes
- * §4), so the groups come from the catalog the project ships (finder-catalog-data.ts, refreshed from the live pages
- * by scripts/refresh-watchmarket-catalog.ts). No network: `fetch` hands the catalog to `parse`.
+ * §4), so the groups come from the catalog the project ships (finder-catalog-data.json, generated from saved or live
+ * pages by `npm run refresh:watchmarket-catalog`). No network: `fetch` hands the catalog to `parse`.
  */
 import { z } from 'zod';
 import { invalidParam } from '../../errors.js';
 import { defineOperation } from '../../operations/types.js';
 import { FINDER_CATALOG } from './finder-catalog-data.js';
 import { finderRecordSchema, type CatalogGroup, type FilterGroup } from './schema.js';
+
+/** Both forms of each shipped group, built once: `query=a` matches most groups, 545 brands included. */
+const FORMS = new WeakMap<CatalogGroup, FilterGroup[]>();
 
 /**
  * Both spec §2.1 forms of one catalog group: camelCase id (Chrono24's parameter) with `input_type`, then snake_case id
@@ -31,7 +34,11 @@ export function matchFilterGroups(catalog: readonly CatalogGroup[], query: strin
   if (q === '') throw invalidParam('query', 'must not be empty');
   return catalog
     .filter((g) => [g.label, g.id, g.param].some((name) => name.toLowerCase().includes(q)))
-    .flatMap(toFilterGroups);
+    .flatMap((g) => {
+      let forms = FORMS.get(g);
+      if (!forms) FORMS.set(g, (forms = toFilterGroups(g)));
+      return forms;
+    });
 }
 
 export const watchmarketFinder = defineOperation({
@@ -62,8 +69,12 @@ export const watchmarketFinder = defineOperation({
     return matchFilterGroups(catalog, p.query ?? '');
   },
   bodiesFromFiles(files) {
-    // `marketlens parse watchmarket.finder catalog.json query=…`: a catalog file in the shipped shape.
+    // `marketlens parse watchmarket.finder catalog.json query=…`: a generated catalog file (`{generated, sources,
+    // groups}`, as the refresh writes it) or a bare array of groups.
     if (files.length === 0) return FINDER_CATALOG;
-    return files.flatMap((f) => JSON.parse(f.text) as CatalogGroup[]);
+    return files.flatMap((f) => {
+      const json = JSON.parse(f.text) as CatalogGroup[] | { groups: CatalogGroup[] };
+      return Array.isArray(json) ? json : json.groups;
+    });
   },
 });

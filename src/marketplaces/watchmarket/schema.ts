@@ -1,6 +1,6 @@
 /**
  * Zod schemas for watchmarket (Chrono24): the spec §2.5 search result, the spec §2.1 filter group, and the shape of
- * the shipped filter catalog (finder-catalog-data.ts) that both the finder and the search parameter checks read.
+ * the shipped filter catalog (finder-catalog-data.json) that both the finder and the search parameter checks read.
  */
 import { z } from 'zod';
 
@@ -119,7 +119,16 @@ export const catalogGroupSchema = z
     label: z.string().min(1),
     inputType: z.enum(['Checkbox', 'IllustrationCheckbox']),
     searchable: z.boolean(),
-    values: z.array(z.object({ label: z.string().min(1), code: z.string().min(1) }).strict()),
+    values: z.array(
+      z
+        .object({
+          label: z.string().min(1),
+          code: z.string().min(1),
+          // Models only: the brand's manufacturer id, so a model name resolves within the requested brand.
+          manufacturer: z.string().regex(/^\d+$/).optional(),
+        })
+        .strict(),
+    ),
   })
   .strict();
 export type CatalogGroup = z.output<typeof catalogGroupSchema>;

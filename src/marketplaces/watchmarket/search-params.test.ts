@@ -100,10 +100,11 @@ describe('buildSearchUrl', () => {
 
 describe('parameter checks name the parameter', () => {
   it.each([
-    [{ dial_color: '702,999' }, 'dial_color', /unknown code 999/],
-    [{ used_or_new: 'mint' }, 'used_or_new', /unknown code mint/],
-    [{ manufacturer: 'rolex' }, 'manufacturer', /numeric/],
-    [{ country: 'France' }, 'country', /two-letter/],
+    [{ dial_color: '702,999' }, 'dial_color', /unknown value "999"/],
+    [{ used_or_new: 'mint' }, 'used_or_new', /unknown value "mint"/],
+    [{ manufacturer: 'Rolx' }, 'manufacturer', /unknown value "Rolx"; closest: Rolex \(221\)/],
+    [{ country: 'Narnia' }, 'country', /unknown value "Narnia"/],
+    [{ merchant_id: 'abc' }, 'merchant_id', /numeric/],
     [{ year: '20' }, 'year', /four-digit/],
     [{ thickness: '12' }, 'thickness', /no known URL parameter/],
     [{ lug_width: '20' }, 'lug_width', /no known URL parameter/],
@@ -124,7 +125,46 @@ describe('parameter checks name the parameter', () => {
     expect(found[0]!.message).toMatch(message);
   });
 
+  it('an ambiguous label is a 400 naming every code it could mean', () => {
+    const found = issues({ dial_color: 'skeletonized' });
+    expect(found[0]!.param).toBe('dial_color');
+    expect(found[0]!.message).toMatch(/"skeletonized" names several codes: Skeletonized \(726\), Skeletonized \(704\)/);
+  });
+
   it('unknown parameters are rejected', () => {
     expect(issues({ colour: 'black' })[0]!.param).toBe('colour');
+  });
+});
+
+describe('filters by label (issue 19)', () => {
+  it('manufacturer=Rolex,Omega and a model name reach Chrono24 as codes only', () => {
+    const u = url({ manufacturer: 'Rolex,Omega', dial_color: 'black', case_material: 'steel' });
+    expect(u.searchParams.getAll('manufacturerIds')).toEqual(['221', '187']);
+    expect(u.searchParams.getAll('dialColor')).toEqual(['702']);
+    expect(u.searchParams.getAll('caseMaterials')).toEqual(['4']);
+  });
+
+  it('case- and accent-insensitive exact match: "A. Lange & Sohne" finds A. Lange & Söhne (1); codes still work', () => {
+    expect(url({ manufacturer: 'A. Lange & Sohne' }).searchParams.getAll('manufacturerIds')).toEqual(['1']);
+    expect(url({ manufacturer: 'audemars piguet, 221' }).searchParams.getAll('manufacturerIds')).toEqual(['18', '221']);
+    expect(url({ country: 'Germany,gb' }).searchParams.getAll('countryIds')).toEqual(['DE', 'UK']);
+    expect(url({ movement_type: 'AUTOMATIC' }).searchParams.getAll('movementTypes')).toEqual(['1']);
+  });
+
+  it('a label with a comma in it is one value, not two', () => {
+    const clasp = FINDER_CATALOG.find((g) => g.id === 'clasp')!.values.find((v) => v.label.includes(','))!;
+    expect(url({ clasp: `${clasp.label.toUpperCase()}` }).searchParams.getAll('clasp')).toEqual([clasp.code]);
+  });
+
+  it('a model name resolves within the given manufacturer; a model of another brand is a 400 naming model', () => {
+    expect(url({ manufacturer: 'Rolex', model: 'Submariner Date' }).searchParams.getAll('models')).toEqual(['981']);
+    expect(url({ model: 'submariner date' }).searchParams.getAll('models')).toEqual(['981']);
+    expect(() => url({ manufacturer: 'Omega', model: 'Submariner Date' })).toThrow(/^model: unknown value "Submariner Date" among the models of the manufacturer given/);
+  });
+
+  it('a partial name is not guessed: model=Submariner answers 400 with the Submariner models as the closest', () => {
+    const found = issues({ model: 'Submariner' });
+    expect(found[0]!.param).toBe('model');
+    expect(found[0]!.message).toMatch(/closest: Submariner Date \(981\), Submariner \(No Date\) \(2460\)/);
   });
 });

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { invalidParam } from '../../errors.js';
 import { CHRONO24_DOMAINS } from '../catalog.js';
 import { FINDER_CATALOG } from './finder-catalog-data.js';
-import type { CatalogGroup } from './schema.js';
+import { LabelIndex, describeValues, splitLabelList } from './label-match.js';
 
 /** How the values of a comma-list filter are checked before they go upstream. */
 type FilterKind =
@@ -117,7 +117,16 @@ export const CURRENCIES = [
   'THB', 'TRY', 'TWD', 'USD', 'ZAR',
 ] as const;
 
-const CATALOG_BY_UPSTREAM = new Map<string, CatalogGroup>(FINDER_CATALOG.map((g) => [g.id, g]));
+/** One label index per catalog group, keyed by Chrono24 parameter (built once: 545 brands, ~160 countries). */
+const INDEX_BY_UPSTREAM = new Map<string, LabelIndex>(FINDER_CATALOG.map((g) => [g.id, new LabelIndex(g.values)]));
+
+/** What other parameters of the same request tell a filter: the brands chosen, for model names. */
+export interface FilterContext {
+  /** Manufacturer ids of the request: a model name resolves among these brands' models. */
+  manufacturers?: ReadonlySet<string>;
+  /** Field-level check of `model` before the brand is known: a name several brands share is not an error yet. */
+  allowAmbiguous?: boolean;
+}
 
 /** Splits a spec comma list; empty items are dropped. */
 export function splitList(value: string): string[] {
@@ -128,37 +137,28 @@ export function splitList(value: string): string[] {
 }
 
 /**
- * Checks one filter's comma list and returns the values to send upstream, or a message saying what is wrong.
- * @example normaliseFilterValues(mappingFor('dial_color')!, '702, 710') // → { values: ['702', '710'] }
+ * Checks one filter's comma list and returns the codes to send upstream, or a message saying what is wrong. Each value
+ * may be a code or a label of the catalog (case- and accent-insensitive exact match): the upstream URL only ever gets
+ * codes.
+ * @example normaliseFilterValues(mappingFor('dial_color')!, '702, blue') // → { values: ['702', '710'] }
+ * @example normaliseFilterValues(mappingFor('manufacturer')!, 'Rolex,A. Lange & Sohne') // → { values: ['221', '1'] }
  */
-export function normaliseFilterValues(m: FilterMapping, raw: string): { values: string[] } | { error: string } {
+export function normaliseFilterValues(m: FilterMapping, raw: string, ctx: FilterContext = {}): { values: string[] } | { error: string } {
   const check = m.check;
   if (check.kind === 'unsupported') return { error: check.why };
-  const items = splitList(raw);
+  const index = m.upstream ? INDEX_BY_UPSTREAM.get(m.upstream) : undefined;
+  const items = index ? splitLabelList(raw, index) : splitList(raw);
   if (items.length === 0) return { error: 'must list at least one value' };
   switch (check.kind) {
-    case 'codes': {
-      const group = CATALOG_BY_UPSTREAM.get(m.upstream!);
-      const codes = group?.values.map((v) => v.code) ?? [];
-      const out: string[] = [];
-      const unknown: string[] = [];
-      for (const item of items) {
-        const hit = codes.find((c) => c.toLowerCase() === item.toLowerCase());
-        if (hit === undefined) unknown.push(item);
-        else out.push(hit);
-      }
-      if (unknown.length > 0) {
-        return { error: `unknown code${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; look codes up with the finder (${m.upstream})` };
-      }
-      return { values: out };
-    }
+    case 'codes':
+      return resolveAll(m, items, index, ctx, (item) => index?.values.find((v) => v.code.toLowerCase() === item.toLowerCase())?.code);
     case 'ids':
-      return items.every((i) => /^\d{1,12}$/.test(i)) ? { values: items } : { error: 'must be numeric Chrono24 ids, e.g. 221' };
-    case 'country': {
-      if (!items.every((i) => /^[A-Za-z]{2}$/.test(i))) return { error: 'must be two-letter country codes, e.g. FR,US' };
-      // Chrono24 spells the United Kingdom `UK` (notes §2), the ISO code is GB.
-      return { values: items.map((i) => (i.toUpperCase() === 'GB' ? 'UK' : i.toUpperCase())) };
-    }
+      // Open id spaces: any numeric id goes through (the catalog lists the ids we know, not all of Chrono24's).
+      if (!index) return items.every((i) => /^\d{1,12}$/.test(i)) ? { values: items } : { error: 'must be numeric Chrono24 ids, e.g. 221' };
+      return resolveAll(m, items, index, ctx, (item) => (/^\d{1,12}$/.test(item) ? item : undefined));
+    case 'country':
+      // Chrono24 spells the United Kingdom `UK` (notes §2), the ISO code is GB; a country name resolves to its code.
+      return resolveAll(m, items, index, ctx, (item) => (/^[A-Za-z]{2}$/.test(item) ? (item.toUpperCase() === 'GB' ? 'UK' : item.toUpperCase()) : undefined));
     case 'years':
       return items.every((i) => /^(1[6-9]|20)\d\d$/.test(i)) ? { values: items } : { error: 'must be four-digit years, e.g. 2020,2021' };
     case 'millimetres':
@@ -166,6 +166,38 @@ export function normaliseFilterValues(m: FilterMapping, raw: string): { values: 
     case 'text':
       return { values: items };
   }
+}
+
+/** Each item as a code (`asCode`) or else as a catalog label; every miss is reported with the nearest labels. */
+function resolveAll(
+  m: FilterMapping,
+  items: string[],
+  index: LabelIndex | undefined,
+  ctx: FilterContext,
+  asCode: (item: string) => string | undefined,
+): { values: string[] } | { error: string } {
+  const out: string[] = [];
+  const errors: string[] = [];
+  const within = m.param === 'model' ? ctx.manufacturers : undefined;
+  for (const item of items) {
+    const code = asCode(item);
+    if (code !== undefined) {
+      out.push(code);
+      continue;
+    }
+    const hit = index?.match(item, within) ?? { kind: 'unknown' as const, closest: [] };
+    if (hit.kind === 'found') out.push(hit.code);
+    else if (hit.kind === 'ambiguous') {
+      if (ctx.allowAmbiguous) out.push(hit.candidates[0]!.code);
+      else errors.push(`"${item}" names several codes: ${describeValues(hit.candidates)}; send the code`);
+    } else {
+      const scope = within && within.size > 0 ? ' among the models of the manufacturer given' : '';
+      const closest = hit.closest.length > 0 ? `; closest: ${describeValues(hit.closest)}` : '';
+      errors.push(`unknown value "${item}"${scope}${closest}`);
+    }
+  }
+  if (errors.length > 0) return { error: `${errors.join('; ')} (codes and labels: finder, ${m.upstream})` };
+  return { values: out };
 }
 
 export function mappingFor(param: string): FilterMapping | undefined {
@@ -180,15 +212,19 @@ function filterField(m: FilterMapping) {
     m.check.kind === 'unsupported'
       ? `Not supported: ${m.check.why}. Any value answers 400.`
       : `Comma-separated; each value is sent as its own \`${m.upstream}=\` parameter.` +
-        (m.check.kind === 'codes' ? ' Codes from the finder; unknown codes answer 400.' : '');
+        (m.check.kind === 'codes' || INDEX_BY_UPSTREAM.has(m.upstream ?? '')
+          ? ' Codes or labels from the finder (labels match case- and accent-insensitively); an unknown or ambiguous value answers 400 with the closest labels.'
+          : '');
   return z
     .string()
     // Every value goes into the Chrono24 URL: an unbounded list or text would make an URL upstream refuses (414/431).
     .max(FILTER_MAX_LENGTH, `must be at most ${FILTER_MAX_LENGTH} characters`)
     .optional()
     .superRefine((v, ctx) => {
-      if (v === undefined) return;
-      const r = normaliseFilterValues(m, v);
+      // Over-long values already failed max(): resolving thousands of names would only cost time.
+      if (v === undefined || v.length > FILTER_MAX_LENGTH) return;
+      // A model name several brands share is settled in buildSearchUrl, which knows the manufacturer.
+      const r = normaliseFilterValues(m, v, { allowAmbiguous: m.param === 'model' });
       if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
     })
     .describe(desc);
@@ -269,11 +305,21 @@ export function buildSearchUrl(p: SearchParams): string {
   if (p.price_from !== undefined) q.set('priceFrom', String(p.price_from));
   if (p.price_to !== undefined) q.set('priceTo', String(p.price_to));
   const given = p as Record<string, unknown>;
-  for (const m of SEARCH_PARAM_MAP) {
+  const resolved = new Map<string, string[]>();
+  const resolve = (m: FilterMapping, ctx: FilterContext): string[] | undefined => {
     const raw = given[m.param];
-    if (typeof raw !== 'string') continue;
-    const r = normaliseFilterValues(m, raw);
+    if (typeof raw !== 'string') return undefined;
+    const r = normaliseFilterValues(m, raw, ctx);
     if ('error' in r) throw invalidParam(m.param, r.error);
+    return r.values;
+  };
+  // Brands first: a model name resolves within them.
+  const brands = resolve(mappingFor('manufacturer')!, {});
+  if (brands) resolved.set('manufacturer', brands);
+  for (const m of SEARCH_PARAM_MAP) {
+    const values = resolved.get(m.param) ?? resolve(m, { manufacturers: new Set(brands ?? []) });
+    if (values === undefined) continue;
+    const r = { values };
     for (const v of r.values) q.append(m.upstream!, v);
   }
   return `https://${hostFor(p.domain)}/search/index.htm?${q.toString()}`;
@@ -305,12 +351,20 @@ export function mappingTableMarkdown(): string {
         m.check.kind === 'unsupported'
           ? m.check.why
           : m.check.kind === 'codes'
-            ? 'catalog codes (finder)'
+            ? 'catalog codes or labels (finder)'
             : m.check.kind === 'country'
-              ? 'two-letter codes; GB is sent as UK'
-              : m.check.kind;
+              ? 'two-letter codes or country names; GB is sent as UK'
+              : m.check.kind === 'ids' && INDEX_BY_UPSTREAM.has(m.upstream ?? '')
+                ? m.param === 'model'
+                  ? 'numeric ids or model names (resolved within the manufacturer given)'
+                  : 'numeric ids or names (finder)'
+                : m.check.kind;
       return `| \`${m.param}\` | ${target} | ${note} |`;
     }),
   ];
-  return rows.join('\n');
+  return (
+    rows.join('\n') +
+    '\n\nLabels match case- and accent-insensitively and exactly (`manufacturer=A. Lange & Sohne` → `manufacturerIds=1`); ' +
+    'an unknown or ambiguous label answers 400 naming the parameter and the closest labels. The Chrono24 URL carries only codes.'
+  );
 }

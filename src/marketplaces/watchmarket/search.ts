@@ -23,8 +23,8 @@ export function isChallengePage(res: UpstreamResponse): boolean {
 const DESCRIPTION = `Searches Chrono24 listings and parses the results page (Chrono24 has no JSON search API).
 
 **Parameters → Chrono24 URL** (\`https://www.chrono24.<domain>/search/index.htm?dosearch=true&…\`). Comma lists
-become repeated parameters (\`dial_color=702,710\` → \`dialColor=702&dialColor=710\`). Filter codes come from the
-finder (\`/api/v2/finder/watchmarket-search\`); an unknown code answers 400 naming the parameter.
+become repeated parameters (\`dial_color=702,710\` → \`dialColor=702&dialColor=710\`). Filter values are the codes
+or the labels of the finder (\`/api/v2/finder/watchmarket-search\`); an unknown one answers 400 naming the parameter.
 
 ${mappingTableMarkdown()}
 
