@@ -20,6 +20,7 @@ import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
+import { registerBodyHandling } from './body.js';
 import { Metrics } from './metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
@@ -98,8 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lookup = new LookupService(config, http, cache);
   const limits = await KeyLimits.create({ config, redis, log: app.log });
   app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis });
-  // Spec 4.1 sends its query as a JSON body on GET.
-  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true } as { hasBody: boolean });
+  // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
+  registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
