@@ -142,6 +142,10 @@ describe('Retailed clients, unchanged', () => {
       expect(body.detail).not.toMatch(/\(\)$/);
     });
 
+    it('a body on an unknown route, even malformed, is still that route\'s 404', async () => {
+      expectProblem(await send(origin, '/api/v1/scraper/stockx/nope', TS_CLIENT, '{"query": '), 404, 'route_not_found');
+    });
+
     it('a prototype-poisoning body is refused, with that reason', async () => {
       const res = await send(origin, '/api/v2/finder/watchmarket-search', TS_CLIENT, '{"__proto__": {"x": 1}, "query": "dial"}');
       const body = expectProblem(res, 400, 'invalid_parameter');
