@@ -67,6 +67,8 @@ describe('/openapi.json', () => {
     expect(param('/api/v1/scraper/watchmarket/search', 'page_size').enum).toEqual(['30', '60', '120']);
     expect(param('/api/v1/scraper/watchmarket/search', 'domain').enum).toContain('co.uk');
     expect(param('/api/v1/scraper/resale-a/trends', 'sort_by').enum).toEqual(['featured', 'most_active', 'release_date']);
+    expect(param('/api/v1/scraper/resale-a/product', 'currency').enum).toContain('EUR');
+    expect(param('/api/v1/scraper/resale-a/trends', 'country').enum).toEqual(expect.arrayContaining(['US', 'GB', 'UK', 'FR']));
   });
 
   it('lists the 8 operations of the spec and the extensions under their neutral paths, with the API key scheme', () => {
