@@ -21,10 +21,10 @@ import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { Metrics } from './metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
-import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
 
 export const VERSION = '0.1.0';
