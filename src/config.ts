@@ -102,6 +102,15 @@ const globalShape = {
   MARKETLENS_BESTBUY_API_KEY: z.string().min(1).optional(),
   MARKETLENS_BROWSER_PATH: z.string().min(1).optional(),
   MARKETLENS_BROWSER_POOL_SIZE: int(1, 64).default(4),
+  /** Base URL clients reach the service at, for OpenAPI `servers` (default: the scheme and Host of each request). */
+  MARKETLENS_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\//.test(v), 'expected an http(s) URL such as https://api.example.com')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  /** GOAT product keys: the spec's snake_case, or GOAT's own camelCase as Retailed served it in 2024. */
+  MARKETLENS_RESALE_B_PRODUCT_KEYS: z.enum(['snake', 'camel']).default('snake'),
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
@@ -166,6 +175,8 @@ export interface Config {
   bestbuyApiKey?: string;
   browserPath?: string;
   browserPoolSize: number;
+  publicUrl?: string;
+  resaleBProductKeys: 'snake' | 'camel';
   marketplaces: Record<Marketplace, MarketplaceConfig>;
 }
 
@@ -248,6 +259,8 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     bestbuyApiKey: e.MARKETLENS_BESTBUY_API_KEY,
     browserPath: browserPath(e.MARKETLENS_BROWSER_PATH),
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
+    publicUrl: e.MARKETLENS_PUBLIC_URL,
+    resaleBProductKeys: e.MARKETLENS_RESALE_B_PRODUCT_KEYS,
     marketplaces,
   };
 }

@@ -4,6 +4,11 @@
  */
 export const ERROR_CODES = {
   invalid_parameter: { status: 400, title: 'Invalid parameter', retryable: false },
+  // HTTP-level failures before any route runs (src/server/client-errors.ts) and bodies over the limit.
+  bad_request: { status: 400, title: 'Malformed HTTP request', retryable: false },
+  request_timeout: { status: 408, title: 'Request not received in time', retryable: true },
+  body_too_large: { status: 413, title: 'Request body too large', retryable: false },
+  headers_too_large: { status: 431, title: 'Request headers too large', retryable: false },
   missing_api_key: { status: 401, title: 'Missing API key', retryable: false },
   invalid_api_key: { status: 401, title: 'Invalid API key', retryable: false },
   key_disabled: { status: 403, title: 'API key disabled', retryable: false },

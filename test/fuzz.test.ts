@@ -42,6 +42,7 @@ const GOOD: Record<string, Record<string, readonly string[]>> = {
     thickness: ['12'],
   },
   'resale-a.search': { query: ['dunk low', 'https://stockx.com/nike-dunk-low-retro', '', 'DD1391-100'] },
+  'resale-a.trends': { query: ['yeezy', ''], sort_by: ['featured', 'most_active', 'release_date'], country: ['US', 'fr', 'UK'] },
   'resale-a.product': {
     query: ['nike-dunk-low-retro-white-black-2021', 'https://stockx.com/fr-fr/air-jordan-1-high', '0b6f3c2e-7d41-4e8a-9c5b-1a2d3e4f5a6b', 'stockx.com/some-slug'],
     country: ['US', 'fr', 'GB', 'JP'],
@@ -239,6 +240,12 @@ function checkAnswer(op: Operation, c: Case, res: Res): void {
   expect(res.body, shown).not.toMatch(/at .*\.(ts|js):\d+/);
   if (res.statusCode === 404) {
     expect(problem.code, shown).toBe('not_found');
+    return;
+  }
+  // A body over the service's limit (64 KiB) is refused as such, naming the body.
+  if (res.statusCode === 413) {
+    expect(problem.code, shown).toBe('body_too_large');
+    expect(problem.errors, shown).toEqual([{ param: 'body', message: 'is too large' }]);
     return;
   }
   expect(res.statusCode, shown).toBe(400);

@@ -1,4 +1,5 @@
 /** /openapi.json is generated from the same zod schemas as validation: it must be a valid document listing everything. */
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +13,7 @@ describe('/openapi.json', () => {
   let doc: any;
   beforeAll(async () => {
     app = await testApp();
-    const res = await app.inject({ url: '/openapi.json' });
+    const res = await app.inject({ url: '/openapi.json', headers: { host: 'api.marketlens.test:8080' } });
     expect(res.statusCode).toBe(200);
     doc = res.json();
   });
@@ -25,8 +26,55 @@ describe('/openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('lists all 8 operations under their neutral paths, with the API key scheme', () => {
-    expect(OPERATION_NAMES).toHaveLength(8);
+  it('passes redocly lint (recommended rules) with no error and no warning', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: '/openapi.json', config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it('names the server: the request\'s scheme and host, or MARKETLENS_PUBLIC_URL', async () => {
+    expect(doc.servers).toEqual([{ url: 'http://api.marketlens.test:8080' }]);
+    const odd = await app.inject({ url: '/openapi.json', headers: { host: 'evil"host/<x>' } });
+    expect(odd.json().servers).toEqual([{ url: '/' }]);
+    const pub = await testApp({ MARKETLENS_PUBLIC_URL: 'https://api.example.org/marketlens/' });
+    try {
+      expect((await pub.inject({ url: '/openapi.json' })).json().servers).toEqual([{ url: 'https://api.example.org/marketlens' }]);
+    } finally {
+      await pub.close();
+    }
+  });
+
+  it('documents every error as application/problem+json with the Problem schema', () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [status, response] of Object.entries<any>(item.get.responses)) {
+        if (Number(status) < 400) continue;
+        expect(Object.keys(response.content), `${path} ${status}`).toEqual(['application/problem+json']);
+        expect(JSON.stringify(response.content['application/problem+json'].schema)).toContain('#/components/schemas/Problem');
+      }
+    }
+  });
+
+  it('marks the finder\'s JSON body optional (a generated client may send the query string alone)', () => {
+    const finder = doc.paths['/api/v2/finder/watchmarket-search'].get;
+    expect(finder.requestBody.required).toBe(false);
+    expect(finder.parameters.find((p: { name: string }) => p.name === 'query')).toBeDefined();
+  });
+
+  it('types enumerated parameters as enums', () => {
+    const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    expect(param('/api/v1/scraper/resale-b/prices', 'country').enum).toEqual(['US', 'UK', 'FR']);
+    expect(param('/api/v1/scraper/watchmarket/search', 'sort_by').enum).toEqual(['relevance', 'price_asc', 'price_desc', 'age_desc', 'age_asc']);
+    expect(param('/api/v1/scraper/watchmarket/search', 'page_size').enum).toEqual(['30', '60', '120']);
+    expect(param('/api/v1/scraper/watchmarket/search', 'domain').enum).toContain('co.uk');
+    expect(param('/api/v1/scraper/resale-a/trends', 'sort_by').enum).toEqual(['featured', 'most_active', 'release_date']);
+    expect(param('/api/v1/scraper/resale-a/product', 'currency').enum).toContain('EUR');
+    expect(param('/api/v1/scraper/resale-a/trends', 'country').enum).toEqual(expect.arrayContaining(['US', 'GB', 'UK', 'FR']));
+  });
+
+  it('lists the 8 operations of the spec and the extensions under their neutral paths, with the API key scheme', () => {
+    expect(allOperations().filter((op) => !op.beyondSpec)).toHaveLength(8);
+    expect(allOperations().filter((op) => op.beyondSpec).map((op) => op.name)).toEqual(['resale-a.trends']);
+    expect(OPERATION_NAMES).toHaveLength(allOperations().length);
     for (const op of allOperations()) {
       const entry = doc.paths[op.path]?.get;
       expect(entry, op.path).toBeDefined();

@@ -19,6 +19,7 @@ export const OPERATIONS = {
   'resale-b.product': resaleBOperations.product,
   'sportswear.product': sportswearOperations.product,
   'electronics.product': electronicsOperations.product,
+  'resale-a.trends': resaleAOperations.trends,
 } as const satisfies Record<OperationName, Operation>;
 
 export function getOperation(name: string): Operation | undefined {

@@ -16,6 +16,8 @@ export const OPERATION_NAMES = [
   'resale-b.product',
   'sportswear.product',
   'electronics.product',
+  // Beyond the spec (CONTRACT §8).
+  'resale-a.trends',
 ] as const;
 export type OperationName = (typeof OPERATION_NAMES)[number];
 
@@ -44,6 +46,8 @@ export interface Operation<P = any, B = any, R = any> {
   summary: string;
   /** Markdown for the OpenAPI description: inputs accepted, upstream used, notable behaviour. */
   description: string;
+  /** An extension beyond the spec's eight lookups (CONTRACT §8): documented under its own OpenAPI tag. */
+  beyondSpec?: boolean;
   /** Query-string parameters (strict: unknown ones are rejected). `max_age` is added by the route layer. */
   params: z.ZodObject<any>;
   /** Parameters also accepted from a JSON body on GET (spec: the finder's `query`, watch search's `page`). */

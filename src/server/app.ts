@@ -20,10 +20,12 @@ import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
+import { registerBodyHandling } from './body.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { Metrics } from './metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
-import { normaliseError, sendProblem } from './problem.js';
+import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
 
 export const VERSION = '0.1.0';
 
@@ -79,7 +81,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    bodyLimit: 64 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Errors Node's HTTP parser raises before a request exists (431, 400, 408), and bad URLs: problem+json too.
+    clientErrorHandler,
+    frameworkErrors,
     return503OnClosing: false,
   });
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
@@ -98,8 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lookup = new LookupService(config, http, cache);
   const limits = await KeyLimits.create({ config, redis, log: app.log });
   app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis });
-  // Spec 4.1 sends its query as a JSON body on GET.
-  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true } as { hasBody: boolean });
+  // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
+  registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -138,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, new MarketlensError('route_not_found', `No route ${req.method} ${path}; see /docs`));
   });
 
-  await registerOpenApi(app, VERSION);
+  await registerOpenApi(app, VERSION, config.publicUrl);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
@@ -170,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deadlineMs: config.deadlineMs,
     authenticate: guardWithLimits(authenticate, limits),
     onCacheResult: (operation, result) => cacheResults.inc({ operation, result }),
+    resaleBProductKeys: config.resaleBProductKeys,
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
 

@@ -1,6 +1,8 @@
 /**
- * CONTRACT §2: `x-api-key` → the caller's key. Missing → 401 missing_api_key; unknown → 401 invalid_api_key;
- * revoked → 403 key_disabled. The key itself is never logged (pino redacts the header).
+ * CONTRACT §2: `x-api-key` → the caller's key; `Authorization: Bearer <key>` is accepted as the same key when
+ * `x-api-key` is absent (CONTRACT §8, clients with an "oauth" mode). Missing → 401 missing_api_key; unknown, or
+ * two different keys → 401 invalid_api_key; revoked → 403 key_disabled. The key is never logged (pino redacts
+ * both headers). The hit path stays synchronous in effect: no allocation unless a Bearer header is sent.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MarketlensError } from '../errors.js';
@@ -12,16 +14,37 @@ declare module 'fastify' {
   }
 }
 
+const HOW = 'Send your API key in the x-api-key header (or as Authorization: Bearer <key>)';
+
 export function makeAuthenticate(keys: KeyStore) {
   return async function authenticate(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = req.headers['x-api-key'];
-    const presented = Array.isArray(header) ? header[0] : header;
-    if (!presented) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
+    let presented = Array.isArray(header) ? header[0] : header;
+    let where = 'x-api-key';
+    const authorization = req.headers.authorization;
+    if (authorization !== undefined) {
+      const bearer = bearerToken(authorization);
+      if (bearer !== undefined) {
+        if (!presented) {
+          presented = bearer;
+          where = 'Authorization: Bearer';
+        } else if (bearer !== presented) {
+          throw new MarketlensError('invalid_api_key', 'x-api-key and Authorization: Bearer carry different keys; send one key');
+        }
+      }
+    }
+    if (!presented) throw new MarketlensError('missing_api_key', HOW);
     const check = keys.verify(presented);
     if (!check.ok) {
       if (check.reason === 'disabled') throw new MarketlensError('key_disabled', 'This API key has been revoked');
-      throw new MarketlensError('invalid_api_key', 'The API key in x-api-key is not valid');
+      throw new MarketlensError('invalid_api_key', `The API key in ${where} is not valid (x-api-key or Authorization: Bearer)`);
     }
     req.apiKey = check.key;
   };
+}
+
+/** The token of `Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1); undefined for other schemes. */
+function bearerToken(authorization: string): string | undefined {
+  const m = /^bearer +(\S+) *$/i.exec(authorization);
+  return m ? m[1] : undefined;
 }

@@ -3,11 +3,15 @@
  */
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { Operation } from '../operations/types.js';
+
+/** The OpenAPI tag of the extensions beyond the spec's eight lookups (CONTRACT §8). */
+export const BEYOND_SPEC_TAG = 'Beyond the spec';
 
 export const problemSchema = z
   .object({
@@ -55,13 +59,14 @@ export function problemResponses(_op: Operation): Record<number, z.ZodType> {
   return Object.fromEntries([400, 401, 403, 404, 429, 501, 502, 503, 504].map((s) => [s, by(s)]));
 }
 
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, version: string, publicUrl?: string): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'marketlens',
         version,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Self-hosted, read-only product-data API: live, structured data from watch, sneaker, sportswear and ' +
           'electronics marketplaces. Every route also exists under the real site\'s name (e.g. `/api/v1/scraper/goat/prices`).\n\n' +
@@ -71,13 +76,75 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           '\n\n## Caching\n\nResponses carry `X-Cache` (hit, miss, stale, shared), `Age`, `Last-Modified` and ' +
           '`Server-Timing`. `max_age` (seconds) or `Cache-Control: no-cache` bound how old an answer may be.',
       },
+      tags: [
+        ...Object.values(MARKETPLACE_INFO).map((m) => ({ name: m.site, description: `${m.site} lookups of the spec (alias paths \`/${m.alias}/\`)` })),
+        { name: 'Account', description: 'The calling key\'s own limits and usage' },
+        {
+          name: BEYOND_SPEC_TAG,
+          description: 'Extensions beyond the spec\'s eight lookups, for clients of the Retailed API (e.g. `stockx/trends`)',
+        },
+      ],
       components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+        securitySchemes: {
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: 'Your API key. `Authorization: Bearer <key>` is accepted too when `x-api-key` is absent.',
+          },
+        },
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (doc) => finishDocument(jsonSchemaTransformObject(doc) as OpenApiDocument),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  app.get('/openapi.json', { schema: { hide: true } }, async (_req, reply) => reply.send(app.swagger()));
+  app.get('/openapi.json', { schema: { hide: true } }, async (req, reply) => {
+    const doc = app.swagger() as OpenApiDocument;
+    const { openapi, info, ...rest } = doc;
+    return reply.send({ openapi, info, servers: [{ url: publicUrl ?? requestOrigin(req) }], ...rest });
+  });
+}
+
+type OpenApiDocument = Record<string, any>;
+
+/** A Host header we are willing to echo into `servers` (name or IP, optional port); anything else → relative. */
+const SANE_HOST = /^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
+
+/** The base URL this request reached us at: its scheme and Host; `/` (relative) when the Host is not a plain host. */
+function requestOrigin(req: FastifyRequest): string {
+  const host = req.headers.host;
+  return host && SANE_HOST.test(host) ? `${req.protocol}://${host}` : '/';
+}
+
+/**
+ * What the generators do not say on their own: every error is `application/problem+json`; a body on GET (the
+ * finder's `query`) is optional, since its parameters may come from the query string; and components only one
+ * side of a schema produced (zod's `…Input` twins of response records) are dropped, unused.
+ */
+export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(item)) {
+      if (operation.requestBody) operation.requestBody.required = false;
+      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
+        const json = response.content?.['application/json'];
+        if (Number(status) >= 400 && json) response.content = { 'application/problem+json': json };
+      }
+    }
+  }
+  const schemas: Record<string, unknown> = doc.components?.schemas ?? {};
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    const text = JSON.stringify(node);
+    for (const m of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      const name = decodeURIComponent(m[1]!);
+      if (!used.has(name)) {
+        used.add(name);
+        visit(schemas[name]);
+      }
+    }
+  };
+  visit({ ...doc, components: { ...doc.components, schemas: {} } });
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+  return doc;
 }

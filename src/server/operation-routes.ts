@@ -6,10 +6,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalidParam } from '../errors.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
+import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
 import type { LookupResult, LookupService } from '../operations/lookup.js';
 import { aliasPath, allOperations } from '../operations/registry.js';
 import type { Operation } from '../operations/types.js';
-import { problemResponses } from './openapi.js';
+import { BEYOND_SPEC_TAG, problemResponses } from './openapi.js';
 import { zodToInvalidParameter } from './problem.js';
 
 const maxAge = z.coerce
@@ -32,6 +33,34 @@ export interface OperationRouteDeps {
   authenticate: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** Counts how each lookup was answered (X-Cache), for /metrics. */
   onCacheResult?: (operation: string, result: LookupResult['cache']) => void;
+  /** MARKETLENS_RESALE_B_PRODUCT_KEYS: GOAT products in the spec's snake_case or GOAT's camelCase. */
+  resaleBProductKeys?: 'snake' | 'camel';
+}
+
+/** Operations whose answer is re-keyed on the way out (the cache keeps the canonical record). */
+function presenter(op: Operation, deps: OperationRouteDeps): ((json: string) => string) | undefined {
+  if (op.name === 'resale-b.product' && deps.resaleBProductKeys === 'camel') return camelProductJson;
+  return undefined;
+}
+
+/** The documented 200 body: the record, and for GOAT products the camelCase form as an alternate shape. */
+function okSchema(op: Operation): z.ZodType {
+  const record = op.example ? op.record.meta({ examples: [op.example.response] }) : op.record;
+  if (op.name !== 'resale-b.product') return record;
+  return z
+    .union([record, productCamelRecordSchema])
+    .describe('snake_case (the spec, default) or, with MARKETLENS_RESALE_B_PRODUCT_KEYS=camel, GOAT\'s camelCase keys');
+}
+
+/**
+ * A parameter with its accepted values listed as a JSON Schema enum in OpenAPI, when its output is an enum behind a
+ * normalising pipe (`us` → `US`): generated clients then type it as the union of values, not as a string.
+ */
+function withDocumentedEnum(schema: z.ZodType): z.ZodType {
+  let inner: z.ZodType = schema;
+  while (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
+  if (!(inner instanceof z.ZodPipe) || !(inner.out instanceof z.ZodEnum)) return schema;
+  return schema.meta({ enum: inner.out.options });
 }
 
 /** Every path registered for operations, so the not-found handler can answer 405 for other methods. */
@@ -46,7 +75,10 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
     // keeps a default, which then counts as given and clashes with the other side); the handler checks the merged
     // set, where the defaults apply.
     const loose = Object.fromEntries(bodyKeys.map((k) => [k, looseParam(op.params.shape[k])]));
-    const querystring = (bodyKeys.length > 0 ? op.params.extend(loose) : op.params).extend({ max_age: maxAge });
+    const documented = Object.fromEntries(
+      Object.entries(op.params.shape as Record<string, z.ZodType>).map(([k, v]) => [k, withDocumentedEnum(v)]),
+    );
+    const querystring = op.params.extend(documented).extend(loose).extend({ max_age: maxAge });
     const body = bodyKeys.length > 0 ? z.object(loose).strict().nullish() : undefined;
     const handler = makeHandler(op, deps);
     for (const [url, hide] of [[op.path, false], [aliasPath(op), true]] as const) {
@@ -60,7 +92,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
         schema: {
           hide,
           operationId: hide ? undefined : op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase()),
-          tags: [MARKETPLACE_INFO[op.marketplace].site],
+          tags: op.beyondSpec ? [BEYOND_SPEC_TAG] : [MARKETPLACE_INFO[op.marketplace].site],
           summary: op.summary,
           description:
             `${op.description}\n\nAlias path: \`${aliasPath(op)}\`.` +
@@ -69,7 +101,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
           querystring,
           ...(body ? { body } : {}),
           response: {
-            200: op.example ? op.record.meta({ examples: [op.example.response] }) : op.record,
+            200: okSchema(op),
             ...problemResponses(op),
           },
         },
@@ -96,6 +128,7 @@ async function joinRepeatedParams(req: FastifyRequest): Promise<void> {
 }
 
 function makeHandler(op: Operation, deps: OperationRouteDeps) {
+  const present = presenter(op, deps);
   return async (req: FastifyRequest, reply: FastifyReply) => {
     let query = { ...(req.query as Record<string, unknown>) };
     const requested = query.max_age as number | undefined;
@@ -109,7 +142,7 @@ function makeHandler(op: Operation, deps: OperationRouteDeps) {
     });
     deps.onCacheResult?.(op.name, result.cache);
     setLookupHeaders(reply, result);
-    return reply.type('application/json; charset=utf-8').send(result.json);
+    return reply.type('application/json; charset=utf-8').send(present ? present(result.json) : result.json);
   };
 }
 

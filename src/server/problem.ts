@@ -7,6 +7,9 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { ERROR_CODES, MarketlensError, type ErrorCode, type ParamIssue } from '../errors.js';
 
+/** The largest request body read (the finder's JSON query needs a few hundred bytes). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
 export interface Problem {
   type: string;
   title: string;
@@ -80,8 +83,13 @@ export function normaliseError(e: unknown): MarketlensError {
     return new MarketlensError('invalid_parameter', summary, { errors: issues });
   }
   const fe = e as FastifyError;
+  if (fe && fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new MarketlensError('body_too_large', `body: larger than the ${Math.round(BODY_LIMIT_BYTES / 1024)} KiB this service reads`, {
+      errors: [{ param: 'body', message: 'is too large' }],
+    });
+  }
   if (fe && typeof fe.code === 'string' && fe.code.startsWith('FST_ERR_CTP_')) {
-    const message = fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'request body is too large' : 'request body is not valid JSON';
+    const message = 'request body is not valid JSON';
     return new MarketlensError('invalid_parameter', `body: ${message}`, { errors: [{ param: 'body', message }] });
   }
   if (fe && fe.statusCode === 415) {

@@ -27,15 +27,18 @@ export interface RobustnessCase {
  * Invented values found by this suite and reported with a proposed fix (issue 10 robustness report). Each entry is
  * one exact value at one path, so anything else invented there still fails; delete the entry with the fix.
  */
+const SEARCH_REPORTED: Reported[] = [
+  {
+    // Accepted, not a bug: the model name without its colourway (StockX apparel has no secondary title).
+    path: /^\[\]\.name$/,
+    value: '"Marketlens Court 2"',
+    why: 'title null and secondaryTitle missing: the name is primaryTitle alone',
+  },
+];
 export const REPORTED: Partial<Record<OperationName, Reported[]>> = {
-  'resale-a.search': [
-    {
-      // Accepted, not a bug: the model name without its colourway (StockX apparel has no secondary title).
-      path: /^\[\]\.name$/,
-      value: '"Marketlens Court 2"',
-      why: 'title null and secondaryTitle missing: the name is primaryTitle alone',
-    },
-  ],
+  'resale-a.search': SEARCH_REPORTED,
+  // Trends is parsed by the search parser.
+  'resale-a.trends': SEARCH_REPORTED,
 };
 
 /**
@@ -48,6 +51,7 @@ export const DERIVED: Partial<Record<OperationName, RegExp[]>> = {
   'watchmarket.search': [/^\.stats\.price_stats\./, /^\.pagination\./],
   // image: media.thumbUrl, else smallImageUrl, else imageUrl (parse-search.ts).
   'resale-a.search': [/^\[\]\.image$/],
+  'resale-a.trends': [/^\[\]\.image$/],
   // last_sale: salesInformation.lastSale, else statistics.lastSale.amount (parse-market.ts, two generations).
   'resale-a.product': [/\.market\.sales\.last_sale$/],
   // photos: the gallery, else the photos of the fetched review topics (parse-reviews.ts).
@@ -119,6 +123,7 @@ export function fixtureCases(): RobustnessCase[] {
       bodies: () => ({ url: 'https://www.chrono24.com/omega/speedmaster--mod63.htm', pages: [fixture(`watchmarket/${file}`)] }),
     })),
     { op: o['resale-a.search'], label: 'fixture: resale-a/search-response.json', shared: false, params: {}, bodies: () => fixture('resale-a/search-response.json') },
+    { op: o['resale-a.trends'], label: 'fixture: resale-a/search-response.json', shared: false, params: { sort_by: 'most_active' }, bodies: () => fixture('resale-a/search-response.json') },
     ...['market-data.json', 'market-data-bidaskdata.json'].map((market) => ({
       op: o['resale-a.product'],
       label: `fixture: resale-a/product-page.html + ${market}`,

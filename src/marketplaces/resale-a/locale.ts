@@ -63,7 +63,9 @@ export const countryParam = z
   .refine((c) => RESALE_A_COUNTRIES.includes(c), {
     message: 'must be an ISO 3166-1 alpha-2 country code StockX serves, e.g. US, FR, GB',
   })
-  .describe('Country whose market to show (ISO 3166-1 alpha-2, e.g. US, FR, GB; UK is read as GB). Default US.');
+  .describe('Country whose market to show (ISO 3166-1 alpha-2, e.g. US, FR, GB; UK is read as GB). Default US.')
+  // OpenAPI lists the accepted codes (lower case is accepted too), so generated clients type them.
+  .meta({ enum: [...RESALE_A_COUNTRIES, 'UK'].sort() });
 
 export const languageParam = z
   .string()
@@ -84,7 +86,8 @@ export const currencyParam = z
   })
   .describe(
     `Currency of market prices (ISO 4217): ${RESALE_A_CURRENCIES.join(', ')}. Default: the country's StockX currency.`,
-  );
+  )
+  .meta({ enum: [...RESALE_A_CURRENCIES] });
 
 export interface ResaleALocale {
   country: string;

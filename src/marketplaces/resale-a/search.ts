@@ -23,12 +23,19 @@ const params = z
 /** The site's default order (`featured`, index `PRODUCTION_PG_FEATURED_DESC`), used for searches and the listing. */
 const FEATURED = { id: 'featured', order: 'DESC' } as const;
 
+/** A `BrowseSortInput`: one of the site's sort keys (`getBrowseSorts`) and its order. */
+export interface BrowseSort {
+  id: string;
+  order: 'ASC' | 'DESC';
+}
+
 /**
  * GraphQL variables of a search; an empty query is the default listing (what /search shows without a term).
+ * Trends (resale-a.trends) sends the same variables with another of the site's orders.
  * @example searchVariables('dunk low') // { query: 'dunk low', filtersVersion: 4, sort: {…}, page: { index: 1, limit: 10 } }
  */
-export function searchVariables(text: string): Record<string, unknown> {
-  return { query: text, filtersVersion: 4, sort: FEATURED, page: { index: 1, limit: MAX_HITS } };
+export function searchVariables(text: string, sort: BrowseSort = FEATURED): Record<string, unknown> {
+  return { query: text, filtersVersion: 4, sort, page: { index: 1, limit: MAX_HITS } };
 }
 
 export const resaleASearch = defineOperation({

@@ -1,0 +1,78 @@
+/**
+ * A client generated from /openapi.json with openapi-typescript (programmatic API) and openapi-fetch: `tsc` checks a
+ * call of every operation (test/fixtures/generated-client/client.ts.txt: typed parameters, enums, answers, errors, the
+ * finder without a body), then the compiled client runs against the service and fake marketplaces.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_KEY, testApp } from './support/app.js';
+import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '..');
+const CLIENT = join(ROOT, 'test/fixtures/generated-client/client.ts.txt');
+
+describe('a client generated from /openapi.json', () => {
+  let marketplaces: FixtureMarketplaces;
+  let app: FastifyInstance;
+  let origin: string;
+  let dir: string;
+  let doc: any;
+
+  beforeAll(async () => {
+    marketplaces = await startFixtureMarketplaces();
+    app = await testApp(marketplaces.env);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    doc = await (await fetch(`${origin}/openapi.json`)).json();
+    dir = mkdtempSync(join(tmpdir(), 'marketlens-client-'));
+    // The generated module and the client beside it; the repo's node_modules for openapi-fetch and tsc.
+    writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(doc)));
+    copyFileSync(CLIENT, join(dir, 'client.ts'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'],
+          skipLibCheck: true, outDir: 'out', noUnusedLocals: false,
+        },
+        files: ['client.ts', 'api.d.ts'],
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await app.close();
+    await marketplaces.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('calls every documented operation (the client file covers each path)', () => {
+    const called = new Set([...readFileSync(CLIENT, 'utf8').matchAll(/c\.GET\('([^']+)'/g)].map((m) => m[1]));
+    expect([...called].sort()).toEqual(Object.keys(doc.paths).sort());
+  });
+
+  it('type-checks with tsc: parameters, enums, answers and errors typed, the finder without a body or cast', async () => {
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [tsc, '-p', dir]).catch((e: { stdout: string; stderr: string }) => e);
+    expect(`${result.stdout}${result.stderr}`).toBe('');
+    expect(readFileSync(CLIENT, 'utf8')).not.toMatch(/\bas\s+(any|unknown|never)\b/);
+  }, 120_000);
+
+  it('runs GOAT prices, StockX trends and the finder against the service', async () => {
+    const { makeClient, pricesAndTrends } = await import(pathToFileURL(join(dir, 'out/client.js')).href);
+    const result = await pricesAndTrends(makeClient(origin, TEST_KEY));
+    expect(result.status).toEqual([200, 200, 200]);
+    expect(result.sizes.length).toBeGreaterThan(0);
+    expect(result.slugs.length).toBeGreaterThan(0);
+  });
+});
