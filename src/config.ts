@@ -79,6 +79,14 @@ const globalShape = {
   MARKETLENS_METRICS_PUBLIC: bool.default(false),
   /** On SIGTERM, how long to keep serving with /readyz at 503 before closing, so load balancers drain first (ms). */
   MARKETLENS_SHUTDOWN_DELAY_MS: int(0, 120_000).default(2_000),
+  /** After the delay, how long in-flight requests may take before remaining connections are destroyed and the process exits (ms). */
+  MARKETLENS_SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** A connection that has not completed a request within this time is closed (slow or silent clients, ms). */
+  MARKETLENS_IDLE_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  /** A request (headers and body) must arrive in full within this time, else 408 (ms). */
+  MARKETLENS_REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** Concurrent client connections; past it a new connection gets a 503 and is closed. Keep it under `ulimit -n`. */
+  MARKETLENS_MAX_CONNECTIONS: int(1, 1_000_000).default(4_096),
   /** One deadline for a whole lookup, from route to socket (ms). */
   MARKETLENS_DEADLINE_MS: int(100, 300_000).default(25_000),
   MARKETLENS_MAX_BODY_BYTES: int(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
@@ -154,6 +162,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   metricsPublic: boolean;
   shutdownDelayMs: number;
+  shutdownTimeoutMs: number;
+  idleTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
   deadlineMs: number;
   maxBodyBytes: number;
   retry: { attempts: number; baseMs: number };
@@ -231,6 +243,10 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     logLevel: e.MARKETLENS_LOG_LEVEL,
     metricsPublic: e.MARKETLENS_METRICS_PUBLIC,
     shutdownDelayMs: e.MARKETLENS_SHUTDOWN_DELAY_MS,
+    shutdownTimeoutMs: e.MARKETLENS_SHUTDOWN_TIMEOUT_MS,
+    idleTimeoutMs: e.MARKETLENS_IDLE_TIMEOUT_MS,
+    requestTimeoutMs: e.MARKETLENS_REQUEST_TIMEOUT_MS,
+    maxConnections: e.MARKETLENS_MAX_CONNECTIONS,
     deadlineMs: e.MARKETLENS_DEADLINE_MS,
     maxBodyBytes: e.MARKETLENS_MAX_BODY_BYTES,
     retry: { attempts: e.MARKETLENS_RETRY_ATTEMPTS, baseMs: e.MARKETLENS_RETRY_BASE_MS },

@@ -20,6 +20,7 @@ import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
+import { ConnectionGuard } from './connection-guard.js';
 import { Metrics } from './metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
@@ -51,6 +52,8 @@ declare module 'fastify' {
       limits: KeyLimits;
       /** Present when MARKETLENS_REDIS_URL is set. */
       redis?: RedisConnection;
+      /** Client connection limits, and closing them on shutdown. */
+      connections: ConnectionGuard;
     };
   }
 }
@@ -81,7 +84,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     bodyLimit: 64 * 1024,
     return503OnClosing: false,
+    // Client timeouts (README, "Reliability"): a request must arrive in full within MARKETLENS_REQUEST_TIMEOUT_MS
+    // (else 408), its headers within the idle timeout; Node checks both every connectionsCheckingInterval.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.idleTimeoutMs, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(Math.min(config.idleTimeoutMs, config.requestTimeoutMs) / 4)),
+    },
   });
+  const connections = new ConnectionGuard(app.server, { idleTimeoutMs: config.idleTimeoutMs, maxConnections: config.maxConnections });
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
   const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
   if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
@@ -97,7 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const lookup = new LookupService(config, http, cache);
   const limits = await KeyLimits.create({ config, redis, log: app.log });
-  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis });
+  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis, connections });
   // Spec 4.1 sends its query as a JSON body on GET.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true } as { hasBody: boolean });
   app.setValidatorCompiler(validatorCompiler);
