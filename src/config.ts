@@ -110,6 +110,10 @@ const globalShape = {
   MARKETLENS_BESTBUY_API_KEY: z.string().min(1).optional(),
   MARKETLENS_BROWSER_PATH: z.string().min(1).optional(),
   MARKETLENS_BROWSER_POOL_SIZE: int(1, 64).default(4),
+  /** Worker threads that parse big upstream pages off the event loop (0 = parse everything inline). */
+  MARKETLENS_PARSE_THREADS: int(0, 64).default(2),
+  /** Upstream bodies from this size (characters) on are parsed in a worker thread. */
+  MARKETLENS_PARSE_OFF_THREAD_BYTES: int(0, 1024 * 1024 * 1024).default(1024 * 1024),
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
@@ -178,6 +182,8 @@ export interface Config {
   bestbuyApiKey?: string;
   browserPath?: string;
   browserPoolSize: number;
+  parseThreads: number;
+  parseOffThreadBytes: number;
   marketplaces: Record<Marketplace, MarketplaceConfig>;
 }
 
@@ -264,6 +270,8 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     bestbuyApiKey: e.MARKETLENS_BESTBUY_API_KEY,
     browserPath: browserPath(e.MARKETLENS_BROWSER_PATH),
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
+    parseThreads: e.MARKETLENS_PARSE_THREADS,
+    parseOffThreadBytes: e.MARKETLENS_PARSE_OFF_THREAD_BYTES,
     marketplaces,
   };
 }

@@ -17,6 +17,7 @@ import { KeyStore } from '../keys/key-store.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LookupService } from '../operations/lookup.js';
+import { ParsePool } from '../operations/parse-pool.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
@@ -106,7 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deadlineMs: config.deadlineMs,
     log: app.log,
   });
-  const lookup = new LookupService(config, http, cache);
+  const parsePool = config.parseThreads > 0 ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes }) : undefined;
+  const lookup = new LookupService(config, http, cache, parsePool);
   const limits = await KeyLimits.create({ config, redis, log: app.log });
   app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis, connections });
   // Spec 4.1 sends its query as a JSON body on GET.
@@ -186,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onClose', async () => {
     await http.close?.();
+    await parsePool?.close();
     await limits.close();
     await redis?.close();
   });
