@@ -4,7 +4,9 @@
  * Bodies below the threshold are parsed inline, where a thread hop would cost more than it saves.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { MarketlensError } from '../errors.js';
 import type { ParseOutcome, ParseTask } from './parse-worker.js';
@@ -20,7 +22,10 @@ export interface ParsePoolOptions {
 function workerFile(): { filename: string; execArgv: string[] } {
   const js = fileURLToPath(new URL('./parse-worker.js', import.meta.url));
   if (existsSync(js)) return { filename: js, execArgv: [] };
-  return { filename: fileURLToPath(new URL('./parse-worker.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
+  // tsx's loader by absolute path: the process may run from any directory (the binary tests run in a temp dir).
+  const tsxDir = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
+  const loader = pathToFileURL(join(tsxDir, 'dist/loader.mjs')).href;
+  return { filename: fileURLToPath(new URL('./parse-worker.ts', import.meta.url)), execArgv: ['--import', loader] };
 }
 
 export class ParsePool {
