@@ -335,7 +335,7 @@ export class ImpitHttpClient implements HttpClient {
         }
         continue;
       }
-      const text = await this.readBody(res, a.marketplace);
+      const text = await this.readBody(res, a.marketplace, a.signal);
       return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
     }
     throw fail('upstream_error', `${a.marketplace} redirected more than ${MAX_REDIRECTS} times (redirect loop?)`, 'fatal');
@@ -354,9 +354,9 @@ export class ImpitHttpClient implements HttpClient {
     return headers;
   }
 
-  private async readBody(res: ImpitResponse, mp: Marketplace): Promise<string> {
+  private async readBody(res: ImpitResponse, mp: Marketplace, signal: AbortSignal): Promise<string> {
     try {
-      return await readCapped(res as unknown as Response, this.config.maxBodyBytes);
+      return await readCapped(res as unknown as Response, this.config.maxBodyBytes, signal);
     } catch (e) {
       if (isMarketlensError(e)) throw fail(e.code, `${mp}: ${e.message}`, 'fatal');
       throw e;
@@ -375,7 +375,7 @@ export class ImpitHttpClient implements HttpClient {
       redirect: 'manual',
       signal: a.signal,
     });
-    const text = await this.readBody(res, a.marketplace);
+    const text = await this.readBody(res, a.marketplace, a.signal);
     return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
   }
 
