@@ -70,3 +70,30 @@ describe('electronics with foreign data', () => {
     expectProblem(res, 502, 'upstream_changed');
   });
 });
+
+describe('resale-a product with foreign market data', () => {
+  const stockx = new FakeUpstream();
+  let app: FastifyInstance;
+  const page = readFileSync(new URL('./fixtures/resale-a/product-page.html', import.meta.url), 'utf8');
+
+  beforeAll(async () => {
+    await stockx.start();
+    app = await testApp({ MARKETLENS_RESALE_A_ORIGIN: stockx.origin, MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+  });
+  afterAll(async () => {
+    await app.close();
+    await stockx.stop();
+  });
+
+  it('GetMarketData answering an unrelated JSON array: the catalog with market null and X-Missing-Parts: market', async () => {
+    stockx.serve('/', '<!DOCTYPE html><html><head><title>StockX</title></head><body></body></html>');
+    stockx.serve('/market-foreign', page);
+    stockx.on('/api/p/e', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(FOREIGN));
+    const res = await app.inject({ url: '/api/v1/scraper/resale-a/product?query=market-foreign', headers: { ...auth, 'cache-control': 'no-cache' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-missing-parts']).toBe('market');
+    const body = res.json();
+    expect(body.market).toBeNull();
+    expect(body.name).toBeTruthy();
+  });
+});
