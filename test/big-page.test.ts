@@ -98,9 +98,10 @@ describe('huge watchmarket pages', () => {
     expect(await all).toEqual(Array(8).fill(502));
     latencies.sort((a, b) => a - b);
     // Before: every parse ran on the event loop: /healthz got a handful of answers, the slowest after 1.8-3.5 s.
-    // Measured with worker threads on a loaded 2-core machine: 90% under 30 ms, the slowest ~200 ms (scheduling).
+    // Measured with worker threads on a loaded 2-core machine: 90% under 30 ms; the slowest ~200 ms alone and up to
+    // ~0.9 s while the whole suite runs beside it (CPU scheduling, not the parse: the parses run in other threads).
     expect(latencies.length).toBeGreaterThan(20);
     expect(latencies[Math.floor(latencies.length * 0.9)]!).toBeLessThan(100);
-    expect(latencies.at(-1)!).toBeLessThan(600);
+    expect(latencies.at(-1)!).toBeLessThan(1500);
   }, 60_000);
 });

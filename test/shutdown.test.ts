@@ -217,10 +217,11 @@ describe('shutdown with silent, half-open and over-long connections', () => {
       const signalledAt = Date.now();
       server.child.kill('SIGTERM');
       const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after SIGTERM')]);
-      expect(code, server.out()).not.toBe('still running 10 s after SIGTERM');
+      // 1: the grace period ran out and the remaining connections were cut.
+      expect(code, server.out()).toBe(1);
       const took = Date.now() - signalledAt;
       // The drain delay (300 ms) plus the grace (1 s), with slack for a loaded machine; far less than the upstream's 15 s.
-      expect(took).toBeGreaterThanOrEqual(1_200);
+      expect(took, `exit ${String(code)} after ${took} ms:\n${server.out()}`).toBeGreaterThanOrEqual(1_200);
       expect(took).toBeLessThan(5_000);
       expect(await lookup).toBeInstanceOf(Error);
       expect(server.out()).toMatch(/shutdown grace over/);
