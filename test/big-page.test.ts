@@ -21,7 +21,7 @@ function bigPage(cards: number, bytes: number): string {
   const end = PAGE.indexOf('<div class="next-item-container">');
   const card = PAGE.slice(start, second);
   const many = Array.from({ length: cards }, (_, i) => card.replaceAll('51000001', String(60000000 + i))).join('');
-  const html = PAGE.slice(0, start) + many + PAGE.slice(PAGE.lastIndexOf('</div>', end)) ;
+  const html = PAGE.slice(0, start) + many + PAGE.slice(PAGE.lastIndexOf('</div>', end));
   // Padding where a real page has it: inline script data outside the result list.
   const pad = `<script type="application/json">${JSON.stringify({ blob: 'x'.repeat(Math.max(0, bytes - html.length)) })}</script>`;
   return html.replace('</body>', `${pad}</body>`);
