@@ -4,11 +4,14 @@
  * a histogram of statuses per request class, "no unintended status", and bounded memory (RSS of the service after
  * GC, before vs after, within BENCH_LOAD_MAX_RSS_GROWTH_MB; heap within BENCH_LOAD_MAX_HEAP_GROWTH_MB). Exits 1 when an
  * assertion fails.
+ * During the measured run BENCH_LOAD_SILENT_SOCKETS (2 000) extra connections that never send a byte are held open
+ * (re-opened whenever the service closes one): they must cost no request an unintended status.
  * Results: bench/load-results.json. BENCH_LOAD_SERVICE_ENV (JSON) adds MARKETLENS_* settings for the service.
  */
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { startChild } from './lib/child.js';
+import { holdSilentSockets } from './lib/silent-sockets.js';
 import { envInt, mb, round, table } from './lib/stats.js';
 import { emptyHistogram, mixClasses, mixProblems, mixRequests } from './load-mix.js';
 
@@ -19,6 +22,7 @@ const maxHeapGrowthMb = envInt('BENCH_LOAD_MAX_HEAP_GROWTH_MB', 64);
 const cacheMb = envInt('BENCH_LOAD_CACHE_MB', 16);
 const warmupS = envInt('BENCH_LOAD_WARMUP', 15);
 const limitedRate = process.env.BENCH_LOAD_LIMITED_RATE ?? '10/s';
+const silentCount = envInt('BENCH_LOAD_SILENT_SOCKETS', 2000);
 /**
  * A lookup's deadline timer keeps what it touched reachable until it fires (bounded by rate × deadline, by design):
  * memory is measured after waiting past it, so what remains is what the run left behind for good.
@@ -46,8 +50,10 @@ try {
   await new Promise((r) => setTimeout(r, deadlineMs + 500));
   const before = await child.ask<{ rss: number; heapUsed: number }>('rss');
   const hist = emptyHistogram();
-  console.log(`load: ${connections} connections for ${duration} s against ${ready.base} …`);
+  console.log(`load: ${connections} connections for ${duration} s against ${ready.base}, with ${silentCount} silent connections held …`);
+  const silent = holdSilentSockets(ready.base, silentCount);
   const result = await autocannon({ url: ready.base, connections, duration, requests: mixRequests(classes, hist), timeout: 20 });
+  const silentReport = silent.stop();
   const rightAfter = await child.ask<{ rss: number; heapUsed: number }>('rss');
   await new Promise((r) => setTimeout(r, deadlineMs + 500));
   const after = await child.ask<{ rss: number; heapUsed: number }>('rss');
@@ -73,6 +79,11 @@ try {
     `service RSS after GC: ${mb(before.rss)} MB before → ${mb(rightAfter.rss)} MB at the end → ${mb(after.rss)} MB once the deadlines ` +
       `(${deadlineMs} ms) passed (growth ${growthMb} MB, bound ${maxGrowthMb} MB); heap ${mb(before.heapUsed)} → ${mb(rightAfter.heapUsed)} → ${mb(after.heapUsed)} MB`,
   );
+  console.log(
+    `silent connections: ${silentReport.held} held (${silentReport.opened} opened, ${silentReport.closed_by_service} closed by the service's ` +
+      `idle timeout and replaced, ${silentReport.connect_errors} connect errors)`,
+  );
+  if (silentReport.connect_errors > 0) problems.push(`silent connections: ${silentReport.connect_errors} could not connect`);
   const out = {
     when: new Date().toISOString(),
     connections,
@@ -88,6 +99,7 @@ try {
     statuses_by_class: hist.byClass,
     unintended: hist.unintended,
     unintended_samples: hist.samples,
+    silent_sockets: silentReport,
     deadline_ms: deadlineMs,
     rss_mb: { before: mb(before.rss), at_end: mb(rightAfter.rss), after_deadlines: mb(after.rss), growth: growthMb, bound: maxGrowthMb },
     heap_used_mb: { before: mb(before.heapUsed), at_end: mb(rightAfter.heapUsed), after_deadlines: mb(after.heapUsed), growth: heapGrowthMb, bound: maxHeapGrowthMb },

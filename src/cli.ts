@@ -77,7 +77,20 @@ async function serve(config: Config): Promise<number> {
     // SIGTERM comes from an orchestrator: keep serving (with /readyz at 503) long enough for its load balancer to
     // notice and stop sending traffic, then close. Ctrl-C (SIGINT) is a person at a terminal: close at once.
     if (signal === 'SIGTERM' && config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
-    await app.close();
+    // In-flight requests get MARKETLENS_SHUTDOWN_TIMEOUT_MS to finish; then every connection is cut and we exit.
+    const grace = setTimeout(() => {
+      app.log.warn({ open: app.marketlens.connections.open, timeoutMs: config.shutdownTimeoutMs }, 'shutdown grace over: closing remaining connections');
+      app.marketlens.connections.destroyAll();
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    const closed = app.close();
+    // A connection with no request being answered (silent, half a request line, idle keep-alive) would hold the close
+    // until its own timeout: end those now, and each one that becomes idle as its answer is sent.
+    const sweep = setInterval(() => app.marketlens.connections.closeIdle(), 100);
+    app.marketlens.connections.closeIdle();
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(grace);
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -79,6 +79,14 @@ const globalShape = {
   MARKETLENS_METRICS_PUBLIC: bool.default(false),
   /** On SIGTERM, how long to keep serving with /readyz at 503 before closing, so load balancers drain first (ms). */
   MARKETLENS_SHUTDOWN_DELAY_MS: int(0, 120_000).default(2_000),
+  /** After the delay, how long in-flight requests may take before remaining connections are destroyed and the process exits (ms). */
+  MARKETLENS_SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** A connection that has not completed a request within this time is closed (slow or silent clients, ms). */
+  MARKETLENS_IDLE_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  /** A request (headers and body) must arrive in full within this time, else 408 (ms). */
+  MARKETLENS_REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** Concurrent client connections; past it a new connection gets a 503 and is closed. Keep it under `ulimit -n`. */
+  MARKETLENS_MAX_CONNECTIONS: int(1, 1_000_000).default(4_096),
   /** One deadline for a whole lookup, from route to socket (ms). */
   MARKETLENS_DEADLINE_MS: int(100, 300_000).default(25_000),
   MARKETLENS_MAX_BODY_BYTES: int(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
@@ -111,6 +119,10 @@ const globalShape = {
     .optional(),
   /** GOAT product keys: the spec's snake_case, or GOAT's own camelCase as Retailed served it in 2024. */
   MARKETLENS_RESALE_B_PRODUCT_KEYS: z.enum(['snake', 'camel']).default('snake'),
+  /** Worker threads that parse big upstream pages off the event loop (0 = parse everything inline). */
+  MARKETLENS_PARSE_THREADS: int(0, 64).default(2),
+  /** Upstream bodies from this size (characters) on are parsed in a worker thread. */
+  MARKETLENS_PARSE_OFF_THREAD_BYTES: int(0, 1024 * 1024 * 1024).default(1024 * 1024),
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
@@ -163,6 +175,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   metricsPublic: boolean;
   shutdownDelayMs: number;
+  shutdownTimeoutMs: number;
+  idleTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
   deadlineMs: number;
   maxBodyBytes: number;
   retry: { attempts: number; baseMs: number };
@@ -177,6 +193,8 @@ export interface Config {
   browserPoolSize: number;
   publicUrl?: string;
   resaleBProductKeys: 'snake' | 'camel';
+  parseThreads: number;
+  parseOffThreadBytes: number;
   marketplaces: Record<Marketplace, MarketplaceConfig>;
 }
 
@@ -242,6 +260,10 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     logLevel: e.MARKETLENS_LOG_LEVEL,
     metricsPublic: e.MARKETLENS_METRICS_PUBLIC,
     shutdownDelayMs: e.MARKETLENS_SHUTDOWN_DELAY_MS,
+    shutdownTimeoutMs: e.MARKETLENS_SHUTDOWN_TIMEOUT_MS,
+    idleTimeoutMs: e.MARKETLENS_IDLE_TIMEOUT_MS,
+    requestTimeoutMs: e.MARKETLENS_REQUEST_TIMEOUT_MS,
+    maxConnections: e.MARKETLENS_MAX_CONNECTIONS,
     deadlineMs: e.MARKETLENS_DEADLINE_MS,
     maxBodyBytes: e.MARKETLENS_MAX_BODY_BYTES,
     retry: { attempts: e.MARKETLENS_RETRY_ATTEMPTS, baseMs: e.MARKETLENS_RETRY_BASE_MS },
@@ -261,6 +283,8 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
     publicUrl: e.MARKETLENS_PUBLIC_URL,
     resaleBProductKeys: e.MARKETLENS_RESALE_B_PRODUCT_KEYS,
+    parseThreads: e.MARKETLENS_PARSE_THREADS,
+    parseOffThreadBytes: e.MARKETLENS_PARSE_OFF_THREAD_BYTES,
     marketplaces,
   };
 }

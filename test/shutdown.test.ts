@@ -5,6 +5,7 @@
  * promptly, also when the clients use keep-alive connections.
  */
 import { Agent, request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,4 +145,88 @@ describe('graceful shutdown of marketlens serve', () => {
 
   it('the same with keep-alive clients: answered connections do not hold the exit up', { timeout: 60_000 }, () =>
     drain('keep-alive'));
+});
+
+/**
+ * Hostile clients at shutdown (issue 20, item 2): a connection that sent nothing, or half a request line, must not
+ * hold the exit up; and an in-flight request longer than MARKETLENS_SHUTDOWN_TIMEOUT_MS is cut at the grace period.
+ */
+describe('shutdown with silent, half-open and over-long connections', () => {
+  const started: Array<Awaited<ReturnType<typeof startServe>>> = [];
+  afterAll(() => {
+    for (const s of started) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  });
+
+  async function serveFor(env: Record<string, string>): Promise<{ port: number; server: Awaited<ReturnType<typeof startServe>> }> {
+    const port = await closedPort();
+    const server = await startServe({
+      MARKETLENS_HOST: '127.0.0.1',
+      MARKETLENS_PORT: String(port),
+      MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'marketlens-shutdown-')),
+      MARKETLENS_API_KEYS: TEST_KEY,
+      MARKETLENS_RATE_LIMIT: '0',
+      MARKETLENS_BROWSER_PATH: 'none',
+      MARKETLENS_SHUTDOWN_DELAY_MS: '300',
+      // Far longer than the test: only the shutdown itself may close these connections.
+      MARKETLENS_IDLE_TIMEOUT_MS: '120000',
+      MARKETLENS_REQUEST_TIMEOUT_MS: '120000',
+      ...env,
+    });
+    started.push(server);
+    return { port, server };
+  }
+
+  function rawSocket(port: number, first?: string): Promise<Socket> {
+    return new Promise((resolveSocket) => {
+      const s = connect(port, '127.0.0.1', () => {
+        if (first) s.write(first);
+        resolveSocket(s);
+      });
+      s.on('error', () => undefined);
+    });
+  }
+
+  it('exits 0 promptly after SIGTERM although one connection sent nothing and one half a request line', { timeout: 30_000 }, async () => {
+    const { port, server } = await serveFor({ MARKETLENS_SHUTDOWN_TIMEOUT_MS: '20000' });
+    const silent = await rawSocket(port);
+    const half = await rawSocket(port, 'GET /hea');
+    const closedAt: number[] = [];
+    for (const s of [silent, half]) s.on('close', () => closedAt.push(Date.now()));
+    await sleep(200);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    const code = await Promise.race([server.exited, sleep(8_000).then(() => 'still running 8 s after SIGTERM')]);
+    expect(code, server.out()).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(5_000);
+    await sleep(100);
+    expect(closedAt).toHaveLength(2);
+  });
+
+  it('cuts an in-flight request longer than MARKETLENS_SHUTDOWN_TIMEOUT_MS and exits', { timeout: 30_000 }, async () => {
+    const slow = await startSlowGoat(15_000);
+    try {
+      const { port, server } = await serveFor({
+        MARKETLENS_SHUTDOWN_TIMEOUT_MS: '1000',
+        MARKETLENS_DEADLINE_MS: '30000',
+        MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000',
+        MARKETLENS_RESALE_B_ORIGIN: slow.upstream.origin,
+      });
+      const before = slow.count();
+      const lookup = get(port, `${PRICES}?query=9901&country=US`, { 'x-api-key': TEST_KEY }).catch((e: Error) => e);
+      while (slow.count() === before) await sleep(20);
+      const signalledAt = Date.now();
+      server.child.kill('SIGTERM');
+      const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after SIGTERM')]);
+      // 1: the grace period ran out and the remaining connections were cut.
+      expect(code, server.out()).toBe(1);
+      const took = Date.now() - signalledAt;
+      // The drain delay (300 ms) plus the grace (1 s), with slack for a loaded machine; far less than the upstream's 15 s.
+      expect(took, `exit ${String(code)} after ${took} ms:\n${server.out()}`).toBeGreaterThanOrEqual(1_200);
+      expect(took).toBeLessThan(5_000);
+      expect(await lookup).toBeInstanceOf(Error);
+      expect(server.out()).toMatch(/shutdown grace over/);
+    } finally {
+      await slow.stop();
+    }
+  });
 });

@@ -3,6 +3,11 @@
  * cross-instance de-duplication and the rate limits. Configured to fail fast instead of queueing: a command issued
  * while Redis is unreachable rejects at once (no offline queue) or after COMMAND_TIMEOUT_MS (a hung server), and
  * every caller treats that as "no shared state" — never as an error for the API caller.
+ *
+ * A hung server (it accepts TCP but never answers: SIGSTOP, a stuck host) would make every command wait out its
+ * timeout, and each lookup issues several: after STALL_AFTER_TIMEOUTS timeouts the connection is dropped, so
+ * commands fail at once while ioredis reconnects in the background (its ready check probes the server, with the
+ * same command timeout) until the server answers again. /readyz reads "degraded" meanwhile.
  */
 import { Redis } from 'ioredis';
 
@@ -15,6 +20,9 @@ export interface Logger {
 
 const COMMAND_TIMEOUT_MS = 500;
 const CONNECT_TIMEOUT_MS = 1000;
+/** Command timeouts within STALL_WINDOW_MS that mark the server as stalled. */
+const STALL_AFTER_TIMEOUTS = 2;
+const STALL_WINDOW_MS = 5_000;
 /** Reconnect forever, backing off to at most this delay. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
@@ -28,6 +36,8 @@ export class RedisConnection {
   private wasUp = false;
   private lastDownLog = 0;
   private closed = false;
+  /** When recent command timeouts happened (at most STALL_AFTER_TIMEOUTS kept). */
+  private timeouts: number[] = [];
 
   /** @example new RedisConnection('redis://127.0.0.1:6379', 'marketlens:', app.log) */
   constructor(
@@ -87,6 +97,7 @@ export class RedisConnection {
   /** Logs a failure loudly, but at most once per 30 s per kind, so an outage does not flood the log. */
   reportFailure(what: string, e: unknown): void {
     const now = Date.now();
+    if (/Command timed out/i.test(String((e as Error)?.message ?? e))) this.noteTimeout(now);
     if (now - this.lastDownLog < 30_000) return;
     this.lastDownLog = now;
     this.log.error({ err: { message: (e as Error)?.message ?? String(e) }, what }, 'redis unavailable: degrading');
@@ -95,6 +106,15 @@ export class RedisConnection {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([quitQuickly(this.client), this.subscriberClient ? quitQuickly(this.subscriberClient) : undefined]);
+  }
+
+  /** Enough timeouts close together: treat the server as down until a reconnect's ready check succeeds. */
+  private noteTimeout(now: number): void {
+    this.timeouts = [...this.timeouts.filter((t) => now - t < STALL_WINDOW_MS), now].slice(-STALL_AFTER_TIMEOUTS);
+    if (this.timeouts.length < STALL_AFTER_TIMEOUTS || this.closed || this.client.status !== 'ready') return;
+    this.timeouts = [];
+    this.log.error({ timeouts: STALL_AFTER_TIMEOUTS, windowMs: STALL_WINDOW_MS }, 'redis stalled (commands time out): treating it as down and reconnecting');
+    this.client.disconnect(true);
   }
 
   private watch(c: Redis, role: string): void {

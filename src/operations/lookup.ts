@@ -7,6 +7,7 @@ import type { LookupCache } from '../cache/lookup-cache.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
 import type { HttpClient } from '../upstream/http-client.js';
+import type { ParsePool } from './parse-pool.js';
 import type { Operation } from './types.js';
 
 export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
@@ -45,6 +46,8 @@ export class LookupService {
     private readonly config: Config,
     private readonly http: HttpClient,
     private readonly cache?: LookupCache,
+    /** Big bodies are parsed in its worker threads, so the event loop stays free for other requests. */
+    private readonly parsePool?: ParsePool,
   ) {}
 
   run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
@@ -67,8 +70,7 @@ export class LookupService {
     const bodies = await op.fetch({ http: this.http, marketplace: op.marketplace, signal, config: this.config }, params);
     const fetchedAt = Date.now();
     const t1 = performance.now();
-    const record = parseAndCheck(op, bodies, params);
-    const json = JSON.stringify(record);
+    const json = await this.parse(op, bodies, params);
     const t2 = performance.now();
     return {
       json,
@@ -78,6 +80,18 @@ export class LookupService {
       parseMs: t2 - t1,
       missingParts: op.missingParts?.(bodies) ?? [],
     };
+  }
+
+  private async parse(op: Operation, bodies: unknown, params: Record<string, unknown>): Promise<string> {
+    if (this.parsePool?.wants(bodies)) {
+      try {
+        return await this.parsePool.parse(op.name, bodies, params);
+      } catch (e) {
+        if (e instanceof MarketlensError) throw e;
+        // Bodies a thread cannot receive (not cloneable) or a worker that failed to start: parse here instead.
+      }
+    }
+    return JSON.stringify(parseAndCheck(op, bodies, params));
   }
 }
 

@@ -17,11 +17,13 @@ import { KeyStore } from '../keys/key-store.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LookupService } from '../operations/lookup.js';
+import { ParsePool } from '../operations/parse-pool.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
+import { ConnectionGuard } from './connection-guard.js';
 import { Metrics } from './metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
@@ -53,6 +55,8 @@ declare module 'fastify' {
       limits: KeyLimits;
       /** Present when MARKETLENS_REDIS_URL is set. */
       redis?: RedisConnection;
+      /** Client connection limits, and closing them on shutdown. */
+      connections: ConnectionGuard;
     };
   }
 }
@@ -86,7 +90,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors,
     return503OnClosing: false,
+    // Client timeouts (README, "Reliability"): a request must arrive in full within MARKETLENS_REQUEST_TIMEOUT_MS
+    // (else 408), its headers within the idle timeout; Node checks both every connectionsCheckingInterval.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.idleTimeoutMs, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(Math.min(config.idleTimeoutMs, config.requestTimeoutMs) / 4)),
+    },
   });
+  const connections = new ConnectionGuard(app.server, { idleTimeoutMs: config.idleTimeoutMs, maxConnections: config.maxConnections });
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
   const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
   if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
@@ -100,9 +112,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deadlineMs: config.deadlineMs,
     log: app.log,
   });
-  const lookup = new LookupService(config, http, cache);
+  const parsePool = config.parseThreads > 0 ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes }) : undefined;
+  const lookup = new LookupService(config, http, cache, parsePool);
   const limits = await KeyLimits.create({ config, redis, log: app.log });
-  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis });
+  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis, connections });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
   registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
@@ -181,6 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onClose', async () => {
     await http.close?.();
+    await parsePool?.close();
     await limits.close();
     await redis?.close();
   });

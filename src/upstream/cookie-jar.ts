@@ -2,7 +2,15 @@
  * A small cookie jar for one marketplace session (the interface impit takes: setCookie / getCookieString).
  * Enough for bot-manager cookies: name, value, domain (host-only or suffix), path, expiry, Secure. Cookies are
  * kept against the REAL marketplace URL, so origin overrides (tests) see the same cookies the site would.
+ * Bounded as browsers bound theirs (an upstream setting new cookies on every answer must not grow the Cookie header
+ * and memory without end): at most MAX_PER_DOMAIN per domain and MAX_TOTAL in all, the oldest evicted first, and a
+ * cookie whose name and value exceed MAX_COOKIE_BYTES is ignored.
  */
+
+/** Chrome's and Firefox's limits (RFC 6265 §6.1 asks for at least 50 per domain and 4096 bytes per cookie). */
+export const MAX_PER_DOMAIN = 180;
+export const MAX_TOTAL = 3000;
+export const MAX_COOKIE_BYTES = 4096;
 interface StoredCookie {
   name: string;
   value: string;
@@ -47,8 +55,29 @@ export class CookieJar {
       else if (key === 'expires' && c.expires === undefined && !Number.isNaN(Date.parse(val))) c.expires = Date.parse(val);
       else if (key === 'secure') c.secure = true;
     }
+    if (Buffer.byteLength(c.name) + Buffer.byteLength(c.value) > MAX_COOKIE_BYTES) return;
     this.cookies = this.cookies.filter((o) => !(o.name === c.name && o.domain === c.domain && o.path === c.path));
-    if (c.expires === undefined || c.expires > Date.now()) this.cookies.push(c);
+    if (c.expires !== undefined && c.expires <= Date.now()) return;
+    // Newest last: eviction drops from the front. Expired cookies go first, then the domain's oldest, then the oldest.
+    this.cookies.push(c);
+    this.evict(c.domain);
+  }
+
+  /** Forgets every cookie (a fresh session after the site refused our headers as too large). */
+  clear(): void {
+    this.cookies = [];
+  }
+
+  private evict(domain: string): void {
+    const now = Date.now();
+    if (this.cookies.length > MAX_TOTAL || this.cookies.filter((o) => o.domain === domain).length > MAX_PER_DOMAIN) {
+      this.cookies = this.cookies.filter((o) => o.expires === undefined || o.expires > now);
+    }
+    let inDomain = this.cookies.filter((o) => o.domain === domain).length;
+    if (inDomain > MAX_PER_DOMAIN) {
+      this.cookies = this.cookies.filter((o) => o.domain !== domain || inDomain-- <= MAX_PER_DOMAIN);
+    }
+    if (this.cookies.length > MAX_TOTAL) this.cookies = this.cookies.slice(this.cookies.length - MAX_TOTAL);
   }
 
   /** The Cookie header a browser would send to `url`. */
@@ -86,4 +115,14 @@ export function mergeCookies(jar: string, own: string | undefined): string {
   const names = new Set(own.split(';').map((p) => p.split('=')[0]!.trim()));
   const kept = jar.split('; ').filter((p) => !names.has(p.split('=')[0]!.trim()));
   return [...kept, own].join('; ');
+}
+
+/**
+ * True when an upstream refused a request because its headers (in practice: our Cookie header) are too large —
+ * 431, or nginx's `400 Request Header Or Cookie Too Large`. The session's cookies must then be dropped: every later
+ * request would carry the same header and be refused the same way.
+ */
+export function refusedOversizedHeaders(status: number, body: string): boolean {
+  if (status === 431) return true;
+  return status === 400 && /(header|cookie)[^<>]{0,40}(too (large|long|big)|exceed|size)/i.test(body.slice(0, 2048));
 }

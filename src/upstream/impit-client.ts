@@ -11,7 +11,7 @@ import type { Marketplace } from '../marketplaces/catalog.js';
 import { detectBlock } from './block-detection.js';
 import type { BrowserFetcher } from './browser.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { CookieJar, mergeCookies } from './cookie-jar.js';
+import { CookieJar, mergeCookies, refusedOversizedHeaders } from './cookie-jar.js';
 import type { HarRecorder } from './har.js';
 import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
 import { MarketplaceLimiter } from './limiter.js';
@@ -335,7 +335,7 @@ export class ImpitHttpClient implements HttpClient {
         }
         continue;
       }
-      const text = await this.readBody(res, a.marketplace);
+      const text = await this.readBody(res, a.marketplace, a.signal);
       return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
     }
     throw fail('upstream_error', `${a.marketplace} redirected more than ${MAX_REDIRECTS} times (redirect loop?)`, 'fatal');
@@ -354,9 +354,9 @@ export class ImpitHttpClient implements HttpClient {
     return headers;
   }
 
-  private async readBody(res: ImpitResponse, mp: Marketplace): Promise<string> {
+  private async readBody(res: ImpitResponse, mp: Marketplace, signal: AbortSignal): Promise<string> {
     try {
-      return await readCapped(res as unknown as Response, this.config.maxBodyBytes);
+      return await readCapped(res as unknown as Response, this.config.maxBodyBytes, signal);
     } catch (e) {
       if (isMarketlensError(e)) throw fail(e.code, `${mp}: ${e.message}`, 'fatal');
       throw e;
@@ -375,7 +375,7 @@ export class ImpitHttpClient implements HttpClient {
       redirect: 'manual',
       signal: a.signal,
     });
-    const text = await this.readBody(res, a.marketplace);
+    const text = await this.readBody(res, a.marketplace, a.signal);
     return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
   }
 
@@ -393,6 +393,10 @@ export class ImpitHttpClient implements HttpClient {
 
   /** Blocks, throttling and 5xx become failures; every other answer (2xx, 404, other 4xx) goes to the operation. */
   private judge(mp: Marketplace, req: UpstreamRequest, res: UpstreamResponse): void {
+    if (refusedOversizedHeaders(res.status, res.body)) {
+      // Our Cookie header grew past what the site accepts: as 'blocked', the retry gets a fresh session (empty jar).
+      throw fail('upstream_error', `${mp} refused our request headers as too large (HTTP ${res.status})`, 'blocked', { upstreamStatus: res.status, snippet: res.body });
+    }
     const block = detectBlock(res.status, res.headers, res.body, req.expect);
     const retryAfter = retryAfterSeconds(res.headers['retry-after']);
     if (block) {

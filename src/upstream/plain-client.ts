@@ -50,7 +50,7 @@ export class PlainHttpClient implements HttpClient {
         real = toRealUrl(location, real, wire, override);
         continue;
       }
-      const body = await readCapped(res, this.config.maxBodyBytes);
+      const body = await readCapped(res, this.config.maxBodyBytes, ctx.signal);
       const headers = Object.fromEntries(res.headers);
       if (res.status >= 500) {
         throw new MarketlensError('upstream_error', `${ctx.marketplace} answered HTTP ${res.status}`, {
@@ -70,20 +70,37 @@ export class PlainHttpClient implements HttpClient {
 }
 
 /** Reads a body as text, failing once it grows past `max` bytes instead of buffering it whole. */
-export async function readCapped(res: Response, max: number): Promise<string> {
+export async function readCapped(res: Response, max: number, signal?: AbortSignal): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > max) {
     await res.body?.cancel();
     throw new MarketlensError('upstream_error', `upstream body of ${declared} bytes exceeds the ${max}-byte cap`);
   }
   if (!res.body) return '';
+  const reader = res.body.getReader();
+  // At the deadline the body is cancelled, which closes the upstream connection: a body dripping past the deadline
+  // would otherwise keep being read (and its socket open) long after the lookup answered.
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > max) throw new MarketlensError('upstream_error', `upstream body exceeds the ${max}-byte cap`);
-    chunks.push(chunk);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (signal?.aborted) throw signal.reason;
+      size += value.byteLength;
+      if (size > max) {
+        void reader.cancel().catch(() => undefined);
+        throw new MarketlensError('upstream_error', `upstream body exceeds the ${max}-byte cap`);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
+  if (signal?.aborted) throw signal.reason;
   return new TextDecoder(charsetOf(res.headers.get('content-type'))).decode(Buffer.concat(chunks));
 }
 

@@ -15,15 +15,20 @@ export function backoffMs(retry: number, baseMs: number, random: () => number = 
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
+/** The longest upstream Retry-After we act on or pass to a client: an upstream's 99999 is not our answer. */
+export const MAX_RETRY_AFTER_SECONDS = 3600;
+
 /**
- * Seconds from a Retry-After header (delta-seconds or an HTTP date); undefined when absent or unreadable.
+ * Seconds from a Retry-After header (delta-seconds or an HTTP date), at most MAX_RETRY_AFTER_SECONDS; undefined
+ * when absent or unreadable.
  * @example retryAfterSeconds('3') // 3
+ * @example retryAfterSeconds('99999') // 3600
  */
 export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  if (/^\s*\d+\s*$/.test(value)) return Number(value);
+  if (/^\s*\d+\s*$/.test(value)) return Math.min(Number(value), MAX_RETRY_AFTER_SECONDS);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, Math.ceil((at - now) / 1000)), MAX_RETRY_AFTER_SECONDS);
 }
 
 /** Waits `ms` unless the deadline fires first (then rejects with the signal's reason). */

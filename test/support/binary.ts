@@ -2,10 +2,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const TSX = join(ROOT, 'node_modules/.bin/tsx');
 export const CLI = join(ROOT, 'src/cli.ts');
+/** tsx's loader, for running the CLI in a plain `node` process (see startServe). */
+const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 /** This environment without any MARKETLENS_* of the developer's shell, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -20,9 +23,14 @@ export interface Served {
   exited: Promise<number | null>;
 }
 
-/** Starts `marketlens serve` with `env` (on top of a clean environment); resolves once it listens. */
+/**
+ * Starts `marketlens serve` with `env` (on top of a clean environment); resolves once it listens.
+ * It runs in a plain `node` process with tsx's loader rather than under the `tsx` command: that command relays a
+ * signal to its child only if the child confirms within 30 ms, else SIGKILLs it — on a busy machine a SIGTERM test
+ * would then see tsx's kill, not marketlens's shutdown.
+ */
 export async function startServe(env: Record<string, string>): Promise<Served> {
-  const child = spawn(TSX, [CLI, 'serve'], { env: cleanEnv(env), cwd: tmpdir() });
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], { env: cleanEnv(env), cwd: tmpdir() });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));

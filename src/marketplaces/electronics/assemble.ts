@@ -5,8 +5,8 @@
 import { MarketlensError, type ErrorCode } from '../../errors.js';
 import type { ElectronicsBodies, SourceError, SourceName } from './bodies.js';
 import { extractPageData, type PageData } from './parse-page.js';
-import { buildPricing } from './parse-pricing.js';
-import { buildReviews } from './parse-reviews.js';
+import { buildPricing, isPriceViewAnswer, isPricingAnswer } from './parse-pricing.js';
+import { buildReviews, isReviewsAnswer } from './parse-reviews.js';
 import { buildSpecificationGroups, buildSpecificationsSettings } from './parse-specifications.js';
 import { obj } from './pick.js';
 import type { ElectronicsProduct } from './schema.js';
@@ -40,19 +40,31 @@ const ERROR_ORDER: ErrorCode[] = [
   'upstream_changed',
 ];
 
+/**
+ * A source's JSON, or undefined (and a failure) when it is not JSON or not of the shape its parser knows: foreign
+ * data is a failed source, named in X-Missing-Parts, never records made of nulls.
+ */
 function parseJson(
   text: string | undefined,
   name: SourceName,
   failures: Partial<Record<SourceName, SourceError>>,
+  hasShape: (body: unknown) => boolean,
 ): unknown {
   if (text === undefined) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     failures[name] = { code: 'upstream_changed', message: `${name} answer is not JSON` };
     return undefined;
   }
+  if (hasShape(body)) return body;
+  failures[name] = { code: 'upstream_changed', message: `${name} answer does not have the expected shape` };
+  return undefined;
 }
+
+/** The official Products API answers one product object, with its sku. */
+const isOfficialAnswer = (body: unknown): boolean => obj(body)?.sku !== undefined;
 
 /**
  * @example assemble({ sku: '6534615', page: html, pricing: json, errors: { reviews: { code: 'upstream_error', message: '…' } } })
@@ -64,10 +76,10 @@ export function assemble(bodies: ElectronicsBodies): Assembled {
     page = extractPageData(bodies.page, bodies.sku);
     if (!page) failures.page = { code: 'upstream_changed', message: 'product page carries no known product data' };
   }
-  const pricingApi = parseJson(bodies.pricing, 'pricing', failures);
-  const priceView = parseJson(bodies.priceView, 'priceView', failures);
-  const reviewsApi = parseJson(bodies.reviews, 'reviews', failures);
-  const official = obj(parseJson(bodies.official, 'official', failures));
+  const pricingApi = parseJson(bodies.pricing, 'pricing', failures, isPricingAnswer);
+  const priceView = parseJson(bodies.priceView, 'priceView', failures, isPriceViewAnswer);
+  const reviewsApi = parseJson(bodies.reviews, 'reviews', failures, isReviewsAnswer);
+  const official = obj(parseJson(bodies.official, 'official', failures, isOfficialAnswer));
 
   const record: ElectronicsProduct = {
     pricing: buildPricing({ sku: bodies.sku, pricingApi, priceView, pricingApp: page?.pricingApp, product: page?.product, official }),

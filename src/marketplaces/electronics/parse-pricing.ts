@@ -31,6 +31,17 @@ export function domainFromPricingApi(body: unknown, sku?: string): Record<string
   return unwrapDomain(body);
 }
 
+/** Whether a pricing API answer has the known shape: a price domain (alone, wrapped, or in a list). */
+export function isPricingAnswer(body: unknown): boolean {
+  return domainFromPricingApi(body) !== undefined;
+}
+
+/** Whether a price view answer has the known shape: an object with its `price` component or a price field. */
+export function isPriceViewAnswer(body: unknown): boolean {
+  const o = obj(body);
+  return o !== undefined && (obj(o.price) !== undefined || 'customerPrice' in o || 'currentPrice' in o);
+}
+
 function unwrapDomain(v: unknown): Record<string, any> | undefined {
   const o = obj(v);
   if (!o) return undefined;

@@ -28,6 +28,18 @@ export function topicsOf(body: unknown): unknown[] | undefined {
   return arr(body) ?? arr(obj(body)?.topics);
 }
 
+const TOPIC_KEYS = ['id', 'text', 'title', 'rating', 'submissionTime'] as const;
+
+/**
+ * Whether a reviews API answer has the known shape: a topics list (maybe empty) whose every entry is a review topic
+ * (an object with at least one of its identifying fields). Anything else — an unrelated JSON array, a list of numbers
+ * — is a format change, never a list of all-null topics.
+ */
+export function isReviewsAnswer(body: unknown): boolean {
+  const topics = topicsOf(body);
+  return topics !== undefined && topics.every((t) => TOPIC_KEYS.some((k) => obj(t)?.[k] !== undefined && obj(t)?.[k] !== null));
+}
+
 /** One `/ugc/v2/reviews` topic → spec Review topic. */
 export function toReviewTopic(t: Record<string, any>): ReviewTopic {
   const details = obj(t.productDetails);

@@ -1,7 +1,7 @@
 /**
  * StockX market objects of both generations → the spec's Market object (§2.6). Null stays null, never 0.
  */
-import { upstreamChanged } from '../../errors.js';
+import { isMarketlensError, upstreamChanged } from '../../errors.js';
 import { graphqlData } from './graphql-response.js';
 import { MARKET_OPERATION } from './graphql-documents.js';
 import {
@@ -65,6 +65,26 @@ export function parseMarketData(body: string): MarketData {
     throw upstreamChanged('resale-a', `${MARKET_OPERATION} product: ${issue?.path.join('.')} ${issue?.message}`, body);
   }
   return fromMarketProduct(parsed.data);
+}
+
+/**
+ * Whether a GetMarketData answer has a shape this parser reads. False only for foreign data (not a GraphQL answer,
+ * or an unknown product shape). A not-found, a block, or GraphQL errors (our query no longer matches StockX's
+ * schema, which fails the lookup loudly) are not shape questions and are left to the parse.
+ */
+export function hasMarketShape(body: string): boolean {
+  try {
+    const json: unknown = JSON.parse(body);
+    if (json !== null && typeof json === 'object' && Array.isArray((json as { errors?: unknown }).errors)) return true;
+  } catch {
+    return false;
+  }
+  try {
+    parseMarketData(body);
+    return true;
+  } catch (e) {
+    return !(isMarketlensError(e) && e.code === 'upstream_changed');
+  }
 }
 
 /** The market parts of a product node (GetMarketData's or a 2023 page node's). */

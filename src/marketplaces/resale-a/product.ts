@@ -8,6 +8,7 @@ import { defineOperation, type FetchContext, type SavedFile } from '../../operat
 import { wrapAsNextDataPage } from '../../util/next-data.js';
 import { MARKET_DOCUMENT, MARKET_OPERATION } from './graphql-documents.js';
 import { graphqlData } from './graphql-response.js';
+import { hasMarketShape } from './parse-market.js';
 import { countryParam, currencyParam, languageParam, resolveLocale, type ResaleALocale } from './locale.js';
 import { parseProduct, slugOfPageUrl, type ProductBodies } from './parse-product.js';
 import { parseProductQuery, type ProductRef } from './query-input.js';
@@ -79,7 +80,10 @@ async function fetchBodies(ctx: FetchContext, ref: ProductRef, locale: ResaleALo
     finalSlug !== undefined && finalSlug !== ref.slug
       ? (await Promise.allSettled([fetchMarket(ctx, finalSlug, locale, page.value.url)]))[0]
       : market;
-  if (settled.status === 'fulfilled') return { page: pageBody, market: settled.value };
+  // Market data of a shape we do not know is a failed part (X-Missing-Parts: market), the catalog still answered.
+  if (settled.status === 'fulfilled') {
+    return hasMarketShape(settled.value) ? { page: pageBody, market: settled.value } : { page: pageBody, market: null, marketError: 'upstream_changed' };
+  }
   const e = settled.reason;
   if (isMarketlensError(e) && PARTIAL_CODES.has(e.code)) return { page: pageBody, market: null, marketError: e.code };
   throw e;

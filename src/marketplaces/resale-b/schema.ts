@@ -6,9 +6,12 @@ const sizeOptionSchema = z
   .object({ value: z.number(), presentation: z.string() })
   .meta({ id: 'ResaleBSizeOption' });
 
+/** An ISO 4217 code: anything else (e.g. `US\uFFFD\uFFFD` from bytes that were not UTF-8) is a format change. */
+const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected a 3-letter currency code').describe('3-letter currency code');
+
 /** A money object; GOAT omits `amount` (and `amountUsdCents`) when there is no price. */
 const money = z.object({
-  currency: z.string().describe('3-letter currency code'),
+  currency: currencyCode,
   amount: z.number().int().optional().describe('Integer cents in `currency`; omitted when there is no price'),
   amountUsdCents: z.number().int().optional().describe('The same amount in US cents; omitted when there is no price'),
 });
@@ -73,7 +76,7 @@ export const externalPictureSchema = z
 export const localizedMoneySchema = z
   .object({
     amount: z.number().int().nullable().describe('Integer cents in `currency`; null when GOAT gives no amount'),
-    currency: z.string().describe('3-letter currency code'),
+    currency: currencyCode,
     amount_usd_cents: z.number().int().nullable().describe('The same amount in US cents; null when GOAT gives none'),
   })
   .strict()

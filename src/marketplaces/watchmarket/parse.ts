@@ -266,11 +266,16 @@ export function priceStats(listings: Listing[]): SearchResult['stats']['price_st
 /**
  * A Chrono24 results page (all its parts) → the spec §2.5 record. `requestedPage` is the page asked for: a page
  * that states another page number means Chrono24 ignored the request, which is never passed off as the asked page.
- * @example parseSearchPage({ url: res.url, pages: [res.body] }, 1)
+ * @example parseSearchPage({ url: res.url, pages: [res.body] }, 1, 60)
  */
-export function parseSearchPage(bodies: SearchBodies, requestedPage = 1): SearchResult {
+export function parseSearchPage(bodies: SearchBodies, requestedPage = 1, pageSize?: number): SearchResult {
   const parts = bodies.pages.map((html) => parseSearchPart(html, bodies.url));
   const listings = parts.flatMap((p) => p.listings);
+  // A results page never holds more listings than the page size asked for: more is not the page we know.
+  const over = pageSize === undefined ? undefined : parts.find((p) => p.listings.length > pageSize);
+  if (over) {
+    throw upstreamChanged('watchmarket', `a results page holds ${over.listings.length} listings for page_size=${pageSize}`);
+  }
   const skipped = parts.reduce((s, p) => s + p.skipped, 0);
   // A truncated last card per excerpt is expected; more than that is markup we no longer read.
   if (skipped > parts.length || (skipped > 0 && listings.length === 0)) {

@@ -94,7 +94,7 @@ export const watchmarketSearch = defineOperation({
     return { url: res.url, pages: [res.body] };
   },
   parse(bodies: SearchBodies, p) {
-    return parseSearchPage(bodies, p.page ?? 1);
+    return parseSearchPage(bodies, p.page ?? 1, p.page_size === undefined ? undefined : Number(p.page_size));
   },
   bodiesFromFiles(files, p) {
     const pages = files.map((f) => f.text);
