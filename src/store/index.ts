@@ -3,3 +3,4 @@ export { openStore, sqliteFile, redactUrl, type Store, type Engine, type OpenSto
 export { migrateToLatest, migrationStatus } from './migrate.js';
 export { StoreError } from './store-error.js';
 export type { Database } from './schema.js';
+export type { ApiKeyTable, KeyTables } from './key-tables.js';

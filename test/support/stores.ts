@@ -13,6 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { KeyStore } from '../../src/keys/key-store.js';
+import { openKeys } from '../../src/keys/open-keys.js';
 import { openStore, type Engine, type Store } from '../../src/store/index.js';
 
 export const ENGINES = ['sqlite', 'postgres'] as const satisfies readonly Engine[];
@@ -114,4 +116,11 @@ export async function openTestStore(engine: Engine): Promise<TestStore> {
       await database.drop();
     },
   };
+}
+
+/** A key store on the database of `config` (migrated, legacy files imported), for tests that seed keys. */
+export async function keyStoreAt(config: { dataDir: string; databaseUrl?: string }): Promise<{ keys: KeyStore; store: Store; close(): Promise<void> }> {
+  const store = await openStore(config);
+  const keys = await openKeys(store, { dataDir: config.dataDir, apiKeys: [] }, undefined, false);
+  return { keys, store, close: () => store.close() };
 }
