@@ -67,8 +67,41 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   return store;
 }
 
+/**
+ * SQLite files open in this process, shared: better-sqlite3 is synchronous, so a second connection to the same file
+ * in one process would block the whole process waiting for a lock the first connection can never release. One
+ * connection per file (Kysely queues its users) avoids that; other processes are kept in order by the file locks.
+ */
+const openFiles = new Map<string, { store: Store; users: number }>();
+
 function openSqlite(dataDir: string): Store {
   const file = sqliteFile(dataDir);
+  const shared = openFiles.get(file);
+  if (shared) {
+    shared.users++;
+    return handle(file, shared);
+  }
+  const entry = { store: openSqliteFile(file, dataDir), users: 1 };
+  openFiles.set(file, entry);
+  return handle(file, entry);
+}
+
+/** One user's view of a shared file: closing it closes the connection when the last user closes. */
+function handle(file: string, entry: { store: Store; users: number }): Store {
+  let closed = false;
+  return {
+    ...entry.store,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (--entry.users > 0) return;
+      openFiles.delete(file);
+      await entry.store.close();
+    },
+  };
+}
+
+function openSqliteFile(file: string, dataDir: string): Store {
   let raw: SqliteDatabase.Database;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -3,12 +3,22 @@
  * writes fails at once with SQLITE_BUSY when another process wrote in between — the busy timeout does not apply to
  * that upgrade. `BEGIN IMMEDIATE` takes the write lock up front, so concurrent processes (CLI, several servers,
  * two migrating start-ups) simply wait their turn for up to the busy timeout.
+ *
+ * SQLite does run DDL inside transactions; Kysely's adapter says it does not, and then migrates with no
+ * transaction and no lock at all. Saying it does makes the Migrator read its state and apply pending migrations in
+ * one BEGIN IMMEDIATE transaction: two processes starting at once apply each migration exactly once.
  */
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver } from 'kysely';
 
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 
@@ -19,5 +29,9 @@ export class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
