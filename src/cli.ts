@@ -2,7 +2,7 @@
 /**
  * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record, and --replay.
  */
-import { readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
@@ -215,6 +215,7 @@ async function db(config: Config, args: string[]): Promise<number> {
         return 1;
       }
       const target = resolvePath(file);
+      mkdirSync(dirname(target), { recursive: true });
       // better-sqlite3's online backup: a consistent copy while servers keep reading and writing.
       await store.sqlite.backup(target);
       console.log(JSON.stringify({ database: store.where, backup: target }));
