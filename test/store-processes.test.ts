@@ -93,7 +93,7 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const listed = JSON.parse((await runCli(['keys', 'list'], db.env)).stdout) as { id: string; status: string }[];
     expect(listed).toHaveLength(30);
     expect(listed.filter((k) => k.status === 'revoked').map((k) => k.id).sort()).toEqual(toRevoke.map((k) => k.id).sort());
-  }, 180_000);
+  }, 400_000);
 
   test('two servers on one database share keys and revocations', async () => {
     const db = await database(engine);
