@@ -4,7 +4,7 @@
  * here, so every process (server or CLI) works on the current schema. Failures become a StoreError naming the file
  * or server.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -105,6 +105,9 @@ function openSqliteFile(file: string, dataDir: string): Store {
   let raw: SqliteDatabase.Database;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Owner-only, like the key file it replaces (SQLite gives its -wal and -shm files the same mode). An empty file
+    // is a valid empty database.
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
     raw = new SqliteDatabase(file);
   } catch (e) {
     throw new StoreError(`Cannot open the database file ${file}: ${(e as Error).message}`);
