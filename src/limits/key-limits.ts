@@ -12,14 +12,14 @@
  *   per-instance in-memory limiter and quotas are not counted meanwhile — and logs an error (throttled);
  *   `deny` refuses requests with 429 `rate_limited` until Redis is back.
  */
+import type { Kysely } from 'kysely';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger, RedisConnection } from '../cache/redis-connection.js';
 import { rateSpec, type Config, type RateSpec } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { StoredKey } from '../keys/key-store.js';
-import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
-import type { Kysely } from 'kysely';
 import type { Database } from '../store/index.js';
+import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
 import { UsageCounters, type UsageCount } from './usage-counters.js';
 import { UsageLedger } from './usage-ledger.js';
 
@@ -91,7 +91,13 @@ export class KeyLimits {
   static async create(o: KeyLimitsOptions): Promise<KeyLimits> {
     const limits = new KeyLimits(o);
     if (!o.redis) {
-      const rows = await o.db.selectFrom('usage_counts').select('key_id').distinct().execute();
+      const now = Date.now();
+      const rows = await o.db
+        .selectFrom('usage_counts')
+        .select('key_id')
+        .distinct()
+        .where('period', 'in', [dayWindow(now).id, monthWindow(now).id])
+        .execute();
       await limits.syncFromDatabase(rows.map((r) => r.key_id));
     }
     return limits;
