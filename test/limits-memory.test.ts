@@ -4,7 +4,7 @@
  * GET /api/v1/usage, and usage counts surviving a restart and shown by `marketlens keys list`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
