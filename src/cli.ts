@@ -2,16 +2,18 @@
 /**
  * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record, and --replay.
  */
-import { readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { ConfigError, loadConfig as loadConfigFrom, readEnv, type Config } from './config.js';
+import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
-import { KeyStore } from './keys/key-store.js';
+import { InvalidKeyOptions } from './keys/key-store.js';
+import { openKeys } from './keys/open-keys.js';
 import { readUsageCounts } from './limits/usage-report.js';
 import { LookupService, parseAndCheck } from './operations/lookup.js';
 import { getOperation } from './operations/registry.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
 import { buildApp } from './server/app.js';
+import { StoreError, migrateToLatest, migrationStatus, openStore, type Store } from './store/index.js';
 import { createHttpClient } from './upstream/create-client.js';
 import { HarRecorder } from './upstream/har.js';
 
@@ -22,6 +24,9 @@ Usage:
   marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]
   marketlens keys list                          ids, names, prefixes, status, usage (never the keys)
   marketlens keys revoke <id|prefix>
+  marketlens db migrate                         apply pending database migrations (also done at every start)
+  marketlens db status                          the database in use and its migrations
+  marketlens db backup FILE                     online copy of the SQLite database (PostgreSQL: use pg_dump)
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
@@ -42,6 +47,8 @@ async function main(args: string[]): Promise<number> {
       return serve(loadConfig());
     case 'keys':
       return keys(loadConfig(), rest);
+    case 'db':
+      return db(loadConfig(), rest);
     case 'lookup':
       return lookup(loadConfig(), rest);
     case 'parse':
@@ -61,16 +68,17 @@ async function main(args: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<number> {
-  const keyStore = new KeyStore(config.dataDir, config.apiKeys);
+  // Opens (and migrates) the database, imports legacy key files once; a bad database stops here with its name.
+  const app = await buildApp({ config });
+  const keyStore = app.marketlens.keys;
   if (!keyStore.hasUsableKey()) {
     // The service never runs open: the first start mints a key and shows it this once (only its hash is stored).
-    const { key } = keyStore.create('generated on first start');
+    const { key } = await keyStore.create('generated on first start');
     process.stdout.write(
       `\n  No API key was configured, so one was created. It is shown only this once:\n\n      ${key}\n\n` +
         `  Send it as the x-api-key header. Manage keys with \`marketlens keys\`.\n\n`,
     );
   }
-  const app = await buildApp({ config, keys: keyStore });
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     app.marketlens.state.ready = false;
@@ -99,45 +107,86 @@ async function serve(config: Config): Promise<number> {
   return -1; // keep running
 }
 
+/** A CLI process needs one or two connections, not a server's pool. */
+const CLI_POOL = 2;
+const quietLog = { info() {}, warn() {}, error() {} };
+
+async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config, quietLog, { poolSize: CLI_POOL });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const CREATE_FLAGS = ['name', 'rate', 'daily', 'monthly'] as const;
+
+/** `--name N --rate 600/min --daily N --monthly N` → values; anything else is a usage error (nothing is stored). */
+function createFlags(args: string[]): Partial<Record<(typeof CREATE_FLAGS)[number], string>> {
+  const out: Partial<Record<(typeof CREATE_FLAGS)[number], string>> = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const name = args[i]!.replace(/^--/, '') as (typeof CREATE_FLAGS)[number];
+    if (!args[i]!.startsWith('--') || !CREATE_FLAGS.includes(name)) {
+      throw new UsageError(`Unknown argument "${args[i]}". Usage: marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]`);
+    }
+    const value = args[i + 1];
+    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** `--daily 5` → 5; `--daily abc`, `--daily -5`, `--daily 1.5` → a usage error naming the flag. */
+function wholeNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number of requests (0 or more), got "${value}"`);
+  return Number(value);
+}
+
 async function keys(config: Config, args: string[]): Promise<number> {
-  const store = new KeyStore(config.dataDir, config.apiKeys);
   const [sub, ...rest] = args;
-  const flag = (name: string) => {
-    const i = rest.indexOf(`--${name}`);
-    return i === -1 ? undefined : rest[i + 1];
-  };
   if (sub === 'create') {
-    const { key, record } = store.create(flag('name') ?? 'default', {
-      ...(flag('rate') ? { rate_limit: flag('rate') } : {}),
-      ...(flag('daily') ? { daily_quota: Number(flag('daily')) } : {}),
-      ...(flag('monthly') ? { monthly_quota: Number(flag('monthly')) } : {}),
-    });
+    // Validate everything before touching the database: a bad flag stores nothing.
+    const f = createFlags(rest);
+    const limits = {
+      ...(f.rate !== undefined ? { rate_limit: f.rate } : {}),
+      ...(f.daily !== undefined ? { daily_quota: wholeNumber('daily', f.daily) } : {}),
+      ...(f.monthly !== undefined ? { monthly_quota: wholeNumber('monthly', f.monthly) } : {}),
+    };
+    if (f.rate !== undefined && !rateSpec.safeParse(f.rate).success) {
+      throw new UsageError(`--rate must look like 600/min, 10/s, 1000/h, 5000/day or 0 (unlimited), got "${f.rate}"`);
+    }
+    const { key, record } = await withStore(config, async (store) => (await openKeys(store, config, quietLog, false)).create(f.name ?? 'default', limits));
     console.log(JSON.stringify({ id: record.id, name: record.name, key }, null, 2));
     console.error('Store this key now: only its hash is kept.');
     return 0;
   }
   if (sub === 'list') {
-    const listed = store.list();
-    // Requests counted this UTC day and month (from Redis, or the server's usage file in the data directory).
-    const usage = await readUsageCounts(config, listed.map((k) => k.id));
-    const rows = listed.map((k) => ({
-      id: k.id,
-      name: k.name,
-      prefix: `${k.prefix}…`,
-      source: k.source,
-      status: k.revoked_at ? 'revoked' : 'active',
-      created_at: k.created_at || null,
-      rate_limit: k.rate_limit ?? null,
-      daily_quota: k.daily_quota ?? null,
-      monthly_quota: k.monthly_quota ?? null,
-      used_today: usage.get(k.id)?.used_today ?? 0,
-      used_this_month: usage.get(k.id)?.used_this_month ?? 0,
-    }));
+    const rows = await withStore(config, async (store) => {
+      const listed = (await openKeys(store, config, quietLog, false)).list();
+      // Requests counted this UTC day and month: the durable counts the servers write to the database.
+      const usage = await readUsageCounts(store.db, listed.map((k) => k.id));
+      return listed.map((k) => ({
+        id: k.id,
+        name: k.name,
+        prefix: `${k.prefix}…`,
+        source: k.source,
+        status: k.revoked_at ? 'revoked' : 'active',
+        created_at: k.created_at || null,
+        revoked_at: k.revoked_at ?? null,
+        rate_limit: k.rate_limit ?? null,
+        daily_quota: k.daily_quota ?? null,
+        monthly_quota: k.monthly_quota ?? null,
+        used_today: usage.get(k.id)?.used_today ?? 0,
+        used_this_month: usage.get(k.id)?.used_this_month ?? 0,
+      }));
+    });
     console.log(JSON.stringify(rows, null, 2));
     return 0;
   }
   if (sub === 'revoke' && rest[0]) {
-    const k = store.revoke(rest[0]);
+    const k = await withStore(config, async (store) => (await openKeys(store, config, quietLog, false)).revoke(rest[0]!));
     if (!k) {
       console.error(`No single stored key matches "${rest[0]}" (use an id or prefix from \`marketlens keys list\`).`);
       return 1;
@@ -146,6 +195,47 @@ async function keys(config: Config, args: string[]): Promise<number> {
     return 0;
   }
   console.error('Usage: marketlens keys create|list|revoke <id|prefix>');
+  return 2;
+}
+
+async function db(config: Config, args: string[]): Promise<number> {
+  const [sub, file] = args;
+  if (sub === 'migrate') {
+    const store = await openStore(config, quietLog, { migrate: false, poolSize: CLI_POOL });
+    try {
+      const applied = await migrateToLatest(store.db, store.where);
+      console.log(JSON.stringify({ engine: store.engine, database: store.where, applied }, null, 2));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  if (sub === 'status') {
+    const store = await openStore(config, quietLog, { migrate: false, poolSize: CLI_POOL });
+    try {
+      const migrations = (await migrationStatus(store.db)).map((m) => ({ name: m.name, applied_at: m.executedAt?.toISOString() ?? null }));
+      console.log(JSON.stringify({ engine: store.engine, database: store.where, migrations }, null, 2));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  if (sub === 'backup') {
+    if (!file) throw new UsageError('Usage: marketlens db backup FILE');
+    return withStore(config, async (store) => {
+      if (!store.sqlite) {
+        console.error('This database is PostgreSQL: back it up with pg_dump (see README, "Backup and restore").');
+        return 1;
+      }
+      const target = resolvePath(file);
+      mkdirSync(dirname(target), { recursive: true });
+      // better-sqlite3's online backup: a consistent copy while servers keep reading and writing.
+      await store.sqlite.backup(target);
+      console.log(JSON.stringify({ database: store.where, backup: target }));
+      return 0;
+    });
+  }
+  console.error('Usage: marketlens db migrate|status|backup FILE');
   return 2;
 }
 
@@ -245,9 +335,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof ConfigError || e instanceof UsageError) console.error(e.message);
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof StoreError || e instanceof InvalidKeyOptions) console.error(e.message);
     else if (e instanceof MarketlensError) console.error(`${e.code}: ${e.message}`);
     else console.error(e);
-    process.exitCode = e instanceof UsageError ? 2 : 1;
+    process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions ? 2 : 1;
   },
 );

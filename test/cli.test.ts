@@ -2,7 +2,7 @@
  * The `marketlens` binary as a user runs it: serve (first start prints a key once), keys, lookup, parse.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +63,10 @@ describe('marketlens serve', () => {
     const first = await serve(vars);
     const key = first.out().match(/\b(ml_[A-Za-z0-9_-]{43})\b/)?.[1];
     expect(key, first.out()).toBeDefined();
-    expect(readFileSync(join(dataDir, 'keys.json'), 'utf8')).not.toContain(key!);
+    // Only its hash is stored: no file of the data directory (the database and its WAL) holds the key.
+    const files = readdirSync(dataDir);
+    expect(files).toContain('marketlens.db');
+    for (const f of files) expect(readFileSync(join(dataDir, f)).includes(key!)).toBe(false);
     const base = `http://127.0.0.1:${port}`;
     const ok = await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`, { headers: { 'x-api-key': key! } });
     expect(ok.status).toBe(200);

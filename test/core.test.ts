@@ -92,11 +92,11 @@ describe('service core', () => {
   });
 
   it('answers 403 key_disabled for a revoked key', async () => {
-    const { key, record } = app.marketlens.keys.create('to revoke');
+    const { key, record } = await app.marketlens.keys.create('to revoke');
     goat.reset();
     goat.serve(BUY_BAR, buyBar);
     expect((await app.inject({ url: `${PRICES}?query=1`, headers: { 'x-api-key': key } })).statusCode).toBe(200);
-    app.marketlens.keys.revoke(record.id);
+    await app.marketlens.keys.revoke(record.id);
     expectProblem(await app.inject({ url: `${PRICES}?query=1`, headers: { 'x-api-key': key } }), 403, 'key_disabled');
   });
 

@@ -4,14 +4,16 @@
  * GET /api/v1/usage, and usage counts surviving a restart and shown by `marketlens keys list`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyStore, hashKey } from '../src/keys/key-store.js';
+import { hashKey } from '../src/keys/key-store.js';
+import { readUsageCounts } from '../src/limits/usage-report.js';
 import { TEST_KEY, auth, testApp } from './support/app.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
+import { keyStoreAt } from './support/stores.js';
 
 let goat: SlowGoat;
 let nextId = 9000;
@@ -79,9 +81,10 @@ describe('rate limit', () => {
 
   it("a key's own rate_limit wins over MARKETLENS_RATE_LIMIT; 0 means unlimited (no RateLimit headers)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-limits-'));
-    const store = new KeyStore(dataDir);
-    const fast = store.create('fast', { rate_limit: '5/s' }).key;
-    const open = store.create('open', { rate_limit: '0' }).key;
+    const store = await keyStoreAt({ dataDir });
+    const fast = (await store.keys.create('fast', { rate_limit: '5/s' })).key;
+    const open = (await store.keys.create('open', { rate_limit: '0' })).key;
+    await store.close();
     const a = await app({ MARKETLENS_RATE_LIMIT: '1/min' }, dataDir);
     const rf = await a.inject({ url: lookup(), headers: { 'x-api-key': fast } });
     expect(rl(rf)).toEqual(['5', '4', expect.any(String)]);
@@ -119,7 +122,9 @@ describe('quotas', () => {
 
   it("a key's own monthly quota wins over MARKETLENS_MONTHLY_QUOTA", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-limits-'));
-    const key = new KeyStore(dataDir).create('small', { monthly_quota: 1 }).key;
+    const store = await keyStoreAt({ dataDir });
+    const key = (await store.keys.create('small', { monthly_quota: 1 })).key;
+    await store.close();
     const a = await app({ MARKETLENS_MONTHLY_QUOTA: '1000' }, dataDir);
     expect((await a.inject({ url: lookup(), headers: { 'x-api-key': key } })).statusCode).toBe(200);
     const over = await a.inject({ url: lookup(), headers: { 'x-api-key': key } });
@@ -171,13 +176,14 @@ describe('GET /api/v1/usage', () => {
 });
 
 describe('usage across restarts and in `marketlens keys list`', () => {
-  it('memory mode writes usage to the data directory; a restarted app and the CLI read it', async () => {
+  it('memory mode writes usage to the database; a restarted app and the CLI read it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-limits-'));
     const a = await app({ MARKETLENS_DAILY_QUOTA: '3' }, dataDir);
     for (let i = 0; i < 2; i++) expect((await a.inject({ url: lookup(), headers: auth })).statusCode).toBe(200);
     await a.close();
-    const file = JSON.parse(readFileSync(join(dataDir, 'usage.json'), 'utf8'));
-    expect(file.keys[envKeyId]).toMatchObject({ daily: 2, monthly: 2, day: new Date().toISOString().slice(0, 10) });
+    const store = await keyStoreAt({ dataDir });
+    expect((await readUsageCounts(store.store.db, [envKeyId])).get(envKeyId)).toEqual({ used_today: 2, used_this_month: 2 });
+    await store.close();
 
     const b = await app({ MARKETLENS_DAILY_QUOTA: '3' }, dataDir);
     expect((await b.inject({ url: lookup(), headers: auth })).statusCode).toBe(200);

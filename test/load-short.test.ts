@@ -61,7 +61,7 @@ describe('short load: 50 connections over cached, uncached, invalid and rate-lim
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const limited = app.marketlens.keys.create('load-limited', { rate_limit: '5/s' }).key;
+    const limited = (await app.marketlens.keys.create('load-limited', { rate_limit: '5/s' })).key;
     // More live fetches than the full mix: memory a fetch leaves behind shows within seconds.
     classes = mixClasses(limited, { uncached: 4 });
     // The cached classes have their answers before the clock starts.

@@ -9,10 +9,10 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KeyStore } from '../src/keys/key-store.js';
 import { auth, testApp } from './support/app.js';
 import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './support/redis.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
+import { keyStoreAt } from './support/stores.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
 let nextId = 7000;
@@ -151,10 +151,16 @@ describe.skipIf(!redisAvailable)('a rate limit shared through Redis', () => {
     expect(usage).toMatchObject({ limit: 4, remaining: 0, daily: { limit: 100, used: 4, remaining: 96 }, monthly: { limit: null, used: 4 } });
   });
 
-  it('`marketlens keys list` shows the usage counted in Redis', async () => {
-    const key = new KeyStore(dataDir).create('shown', { daily_quota: 50 });
+  it('`marketlens keys list` shows the usage counted by both instances', async () => {
+    const seeded = await keyStoreAt({ dataDir });
+    const key = await seeded.keys.create('shown', { daily_quota: 50 });
+    await seeded.close();
+    // Both servers follow key changes by polling; don't wait for the next poll.
+    await Promise.all([a.marketlens.keys.refresh(), b.marketlens.keys.refresh()]);
     expect((await a.inject({ url: `${PRICES}?query=${freshId()}`, headers: { 'x-api-key': key.key } })).statusCode).toBe(200);
     expect((await b.inject({ url: `${PRICES}?query=${freshId()}`, headers: { 'x-api-key': key.key } })).statusCode).toBe(200);
+    // The durable counts reach the database within a flush interval; spawnSync below blocks this process's timers.
+    await Promise.all([a.marketlens.limits.ledger.flush(), b.marketlens.limits.ledger.flush()]);
     const root = resolve(import.meta.dirname, '..');
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
     const cli = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), 'keys', 'list'], {

@@ -43,7 +43,7 @@ const bareBase = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port
 
 serveMessages({
   rss: () => memory(true),
-  key: (m: { rate: string }) => ({ key: app.marketlens.keys.create('bench-limited', { rate_limit: m.rate }).key }),
+  key: async (m: { rate: string }) => ({ key: (await app.marketlens.keys.create('bench-limited', { rate_limit: m.rate })).key }),
   stop: async () => {
     await app.close();
     await bare.close();

@@ -12,14 +12,16 @@
  *   per-instance in-memory limiter and quotas are not counted meanwhile — and logs an error (throttled);
  *   `deny` refuses requests with 429 `rate_limited` until Redis is back.
  */
+import type { Kysely } from 'kysely';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger, RedisConnection } from '../cache/redis-connection.js';
 import { rateSpec, type Config, type RateSpec } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { StoredKey } from '../keys/key-store.js';
+import type { Database } from '../store/index.js';
 import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
 import { UsageCounters, type UsageCount } from './usage-counters.js';
-import { UsageFlusher, readUsageFile, writeUsageFile } from './usage-file.js';
+import { UsageLedger } from './usage-ledger.js';
 
 export interface RateLimitHeaders {
   limit: number;
@@ -63,29 +65,40 @@ export interface UsageReport {
 export interface KeyLimitsOptions {
   config: Config;
   redis?: RedisConnection;
+  /** Where the durable daily/monthly counts live (usage-ledger.ts). */
+  db: Kysely<Database>;
   log: Logger;
 }
 
 const DENY_RETRY_AFTER_SECONDS = 5;
 
 export class KeyLimits {
+  /** The counts quotas are checked against: in memory, or shared in Redis. */
   readonly usage: UsageCounters;
+  /** The durable counts in the database, written off the request path. */
+  readonly ledger: UsageLedger;
   private readonly rateLimiters = new Map<string, RateLimiterAbstract>();
   private readonly parsedRates = new Map<string, RateSpec>();
-  /** Memory mode: keys whose counts changed since the last write of the usage file. */
-  private readonly dirty = new Set<string>();
-  private readonly flusher?: UsageFlusher;
 
   private constructor(private readonly o: KeyLimitsOptions) {
     this.usage = new UsageCounters(o.redis);
-    if (!o.redis) this.flusher = new UsageFlusher(() => this.flushUsage());
+    // Without Redis, each write also pulls in what other instances counted, so quotas hold across instances
+    // sharing one database (within a flush interval).
+    this.ledger = new UsageLedger(o.db, o.log, o.redis ? undefined : (ids) => this.syncFromDatabase(ids));
   }
 
-  /** Memory mode restores today's and this month's counts from `<data dir>/usage.json`. */
+  /** Memory mode starts from today's and this month's durable counts. */
   static async create(o: KeyLimitsOptions): Promise<KeyLimits> {
     const limits = new KeyLimits(o);
     if (!o.redis) {
-      for (const [id, count] of readUsageFile(o.config.dataDir)) await limits.usage.restore(id, count);
+      const now = Date.now();
+      const rows = await o.db
+        .selectFrom('usage_counts')
+        .select('key_id')
+        .distinct()
+        .where('period', 'in', [dayWindow(now).id, monthWindow(now).id])
+        .execute();
+      await limits.syncFromDatabase(rows.map((r) => r.key_id));
     }
     return limits;
   }
@@ -108,10 +121,6 @@ export class KeyLimits {
       p.rate ? settle(this.rateLimiter(p.rate).consume(key.id)) : undefined,
       this.usage.consume(key.id, now).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
     ]);
-    if (this.flusher) {
-      this.dirty.add(key.id);
-      this.flusher.touch();
-    }
 
     const failure = rate instanceof Error ? rate : usage instanceof Error ? usage : undefined;
     if (failure) {
@@ -147,6 +156,8 @@ export class KeyLimits {
         };
       }
     }
+    // Accepted: durable usage (refused requests never reach here, so they are not usage).
+    this.ledger.add(key.id, 1, now);
     return { headers: closestToExhaustion(p, rate instanceof RateLimiterRes ? rate : undefined, counted, now) };
   }
 
@@ -187,27 +198,22 @@ export class KeyLimits {
     };
   }
 
+  /** Writes every counted request (SIGTERM loses none). */
   async close(): Promise<void> {
-    await this.flusher?.close();
+    await this.ledger.close();
   }
 
   private async refund(keyId: string, now: number): Promise<void> {
     await this.usage.refund(keyId, now).catch(() => undefined);
   }
 
-  private async flushUsage(): Promise<void> {
-    if (this.dirty.size === 0) return;
-    const ids = [...this.dirty];
-    this.dirty.clear();
-    const counts = new Map<string, { daily: number; monthly: number }>();
-    for (const id of ids) {
-      const c = await this.usage.read(id);
-      counts.set(id, { daily: c.daily, monthly: c.monthly });
-    }
-    try {
-      writeUsageFile(this.o.config.dataDir, counts);
-    } catch (e) {
-      this.o.log.warn({ err: { message: (e as Error).message } }, 'could not write the usage file');
+  /** Memory mode: the quota counters become the database totals plus what this process has not written yet. */
+  private async syncFromDatabase(keyIds: string[]): Promise<void> {
+    const now = Date.now();
+    const totals = await this.ledger.totals(keyIds, now);
+    for (const [id, t] of totals) {
+      const unwritten = this.ledger.unwritten(id, now);
+      await this.usage.set(id, { daily: t.daily + unwritten.daily, monthly: t.monthly + unwritten.monthly }, now);
     }
   }
 

@@ -60,12 +60,12 @@ export class UsageCounters {
     return { daily: consumed(dr), monthly: consumed(mr), dayResetAt: d.resetAt, monthResetAt: m.resetAt };
   }
 
-  /** Restores counts (memory mode, from the usage file at start-up). */
-  async restore(keyId: string, count: { daily: number; monthly: number }, now = Date.now()): Promise<void> {
+  /** Sets counts (memory mode: from the database's durable totals at start-up and after each write). */
+  async set(keyId: string, count: { daily: number; monthly: number }, now = Date.now()): Promise<void> {
     const d = dayWindow(now);
     const m = monthWindow(now);
-    if (count.daily > 0) await this.daily.set(`${keyId}:${d.id}`, count.daily, secondsUntil(d.resetAt, now));
-    if (count.monthly > 0) await this.monthly.set(`${keyId}:${m.id}`, count.monthly, secondsUntil(m.resetAt, now));
+    await this.daily.set(`${keyId}:${d.id}`, count.daily, secondsUntil(d.resetAt, now));
+    await this.monthly.set(`${keyId}:${m.id}`, count.monthly, secondsUntil(m.resetAt, now));
   }
 }
 

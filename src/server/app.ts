@@ -13,11 +13,13 @@ import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
-import { KeyStore } from '../keys/key-store.js';
+import type { KeyStore } from '../keys/key-store.js';
+import { openKeys } from '../keys/open-keys.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LookupService } from '../operations/lookup.js';
 import { ParsePool } from '../operations/parse-pool.js';
+import { openStore, type Store } from '../store/index.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
@@ -33,6 +35,8 @@ export const VERSION = '0.1.0';
 
 export interface AppDeps {
   config: Config;
+  /** The database; opened from config (and closed with the app) when absent. */
+  store?: Store;
   keys?: KeyStore;
   http?: HttpClient;
   metrics?: Metrics;
@@ -51,6 +55,8 @@ declare module 'fastify' {
       state: AppState;
       metrics: Metrics;
       keys: KeyStore;
+      /** The database (keys, usage, and every other durable state). */
+      store: Store;
       lookup: LookupService;
       limits: KeyLimits;
       /** Present when MARKETLENS_REDIS_URL is set. */
@@ -66,7 +72,6 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
-  const keys = deps.keys ?? new KeyStore(config.dataDir, config.apiKeys);
   const http: HttpClient = deps.http ?? createHttpClient(config, metrics);
   const state: AppState = { ready: true };
 
@@ -99,6 +104,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   const connections = new ConnectionGuard(app.server, { idleTimeoutMs: config.idleTimeoutMs, maxConnections: config.maxConnections });
+  // Durable state (keys, usage, …): SQLite in the data directory, or PostgreSQL. A bad database stops start-up here.
+  const store = deps.store ?? (await openStore(config, app.log));
+  const keys = deps.keys ?? (await openKeys(store, config, app.log).catch(async (e: unknown) => {
+    if (!deps.store) await store.close();
+    throw e;
+  }));
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
   const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
   if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
@@ -114,8 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const parsePool = config.parseThreads > 0 ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes }) : undefined;
   const lookup = new LookupService(config, http, cache, parsePool);
-  const limits = await KeyLimits.create({ config, redis, log: app.log });
-  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis, connections });
+  const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log });
+  app.decorate('marketlens', { state, metrics, keys, store, lookup, limits, redis, connections });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
   registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
@@ -195,7 +206,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await http.close?.();
     await parsePool?.close();
-    await limits.close();
+    await limits.close(); // writes the last usage counts: before the database closes
+    if (!deps.keys) keys.close();
+    if (!deps.store) await store.close();
     await redis?.close();
   });
   return app;
