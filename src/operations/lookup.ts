@@ -6,9 +6,10 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { LookupCache } from '../cache/lookup-cache.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
-import type { HttpClient } from '../upstream/http-client.js';
+import type { HttpClient, RequestContext } from '../upstream/http-client.js';
 import type { LiveResults } from './live-results.js';
-import type { Operation, Parsed } from './types.js';
+import type { Marketplace } from '../marketplaces/catalog.js';
+import type { AnyOperation, OperationName, Parsed } from './types.js';
 
 export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
 
@@ -55,7 +56,7 @@ export class LookupService {
    * value the operation cannot use is a 400 here, before any cache lock or upstream request — and names the cache
    * entry; the fetch itself runs on the parameters as given (a GOAT apparel URL still goes straight to /apparel/).
    */
-  run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+  run(op: AnyOperation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
     let canonical: Record<string, unknown>;
     try {
       canonical = op.canonicalParams ? op.canonicalParams(params) : params;
@@ -64,7 +65,7 @@ export class LookupService {
     }
     const deadlineAt = opts.deadlineAt ?? Date.now() + this.config.deadlineMs;
     const deadline = () => opts.signal ?? AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
-    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical);
+    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical, deadlineAt);
     return this.cache.lookup({
       key: cacheKey(op.name, canonical),
       cacheClass: op.cacheClass,
@@ -80,30 +81,37 @@ export class LookupService {
    * after-fetch seam (a LiveResult, or a LiveFailure when the fetch or the parse failed).
    */
   async fetchAndParse(
-    op: Operation,
+    op: AnyOperation,
     params: Record<string, unknown>,
     signal: AbortSignal,
     canonical: Record<string, unknown> = params,
+    /** When `signal` fires; a cache flight's own deadline starts now. */
+    deadlineAt = Date.now() + this.config.deadlineMs,
   ): Promise<LookupResult> {
     const t0 = performance.now();
     let parsed: Parsed<unknown>;
     let fetchedAt: number;
     let t1: number;
     try {
-      const bodies = await op.fetch({ http: this.http, marketplace: op.marketplace, signal, config: this.config }, params);
+      const base = { marketplace: op.marketplace, signal, deadlineAt };
+      const fetchWith = (ctx: RequestContext) => op.fetch({ ...ctx, http: this.http, config: this.config }, params);
+      // One lookup, however many upstream requests: one limiter slot and one breaker verdict (HttpClient.lookup).
+      const bodies = await (this.http.lookup ? this.http.lookup(base, fetchWith) : fetchWith(base));
       fetchedAt = Date.now();
       t1 = performance.now();
       parsed = parseChecked(op, bodies, params);
     } catch (e) {
-      this.liveResults?.emitFailure({ operation: op.name, params: canonical, error: asMarketlensError(e), at: Date.now() });
+      this.liveResults?.emitFailure({ operation: op.name as OperationName, params: canonical, error: asMarketlensError(e), at: Date.now() });
       throw e;
     }
     const json = JSON.stringify(parsed.record);
     const t2 = performance.now();
     if (this.liveResults) {
-      const identity = { marketplace: op.marketplace, operation: op.name, ...op.identify(parsed.record, params) };
+      // The seam's types name the built-in marketplaces; one registered at runtime (a test's toy) passes its own ids.
+      const operation = op.name as OperationName;
+      const identity = { marketplace: op.marketplace as Marketplace, operation, ...op.identify(parsed.record, params) };
       this.liveResults.emitResult({
-        operation: op.name,
+        operation,
         params: canonical,
         identity,
         record: parsed.record,
@@ -123,7 +131,7 @@ function asMarketlensError(e: unknown): MarketlensError {
  * Parses bodies and checks the record against the operation's spec schema: a parser that produced a wrong shape
  * means upstream changed under it, never a 500 and never a silently wrong record.
  */
-export function parseChecked(op: Operation, bodies: unknown, params: Record<string, unknown>): Parsed<unknown> {
+export function parseChecked(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): Parsed<unknown> {
   let parsed: Parsed<unknown>;
   try {
     parsed = op.parse(bodies, params);
@@ -141,6 +149,6 @@ export function parseChecked(op: Operation, bodies: unknown, params: Record<stri
 }
 
 /** `parseChecked`'s record alone (`marketlens parse`, parser tests). */
-export function parseAndCheck(op: Operation, bodies: unknown, params: Record<string, unknown>): unknown {
+export function parseAndCheck(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): unknown {
   return parseChecked(op, bodies, params).record;
 }

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
-import type { HttpClient } from '../upstream/http-client.js';
+import type { HttpClient, RequestContext } from '../upstream/http-client.js';
 import type { LookupIdentity } from './live-results.js';
 
 export const OPERATION_NAMES = [
@@ -23,11 +23,8 @@ export type OperationName = (typeof OPERATION_NAMES)[number];
 /** Which TTL applies (CONTRACT: prices 60 s, products 15 min, searches 5 min, finder 24 h by default). */
 export type CacheClass = 'prices' | 'products' | 'searches' | 'finder';
 
-export interface FetchContext {
+export interface FetchContext extends RequestContext {
   http: HttpClient;
-  marketplace: Marketplace;
-  /** The lookup's one deadline. */
-  signal: AbortSignal;
   config: Config;
 }
 
@@ -37,9 +34,15 @@ export interface SavedFile {
   text: string;
 }
 
-export interface Operation<P = any, B = any, R = any> {
-  name: OperationName;
-  marketplace: Marketplace;
+/**
+ * `N` and `M` are the built-in name and marketplace unions; a marketplace registered at runtime (a test's toy) uses
+ * `string` for both (`AnyOperation`).
+ */
+export interface Operation<P = any, B = any, R = any, N extends string = OperationName, M extends string = Marketplace> {
+  /** `<marketplace>.<operation>` */
+  name: N;
+  /** The id of the marketplace's descriptor. */
+  marketplace: M;
   /** Canonical route path (spec §4), under the neutral marketplace word. */
   path: string;
   summary: string;
@@ -74,6 +77,9 @@ export interface Operation<P = any, B = any, R = any> {
   /** `marketlens parse`: turns saved upstream files into the bodies `parse` takes. */
   bodiesFromFiles(files: SavedFile[], params: P): B;
 }
+
+/** Any operation, built-in or registered at runtime: what the registry, routes and lookup service handle. */
+export type AnyOperation = Operation<any, any, any, string, string>;
 
 /** What `parse` yields. */
 export interface Parsed<R> {

@@ -11,7 +11,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MarketlensError } from '../errors.js';
-import type { Marketplace } from '../marketplaces/catalog.js';
 import { detectBlock } from './block-detection.js';
 import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
 
@@ -80,7 +79,7 @@ export class HarRecorder {
    * Adds one exchange to the lookup's HAR (and rewrites the file, so a crash keeps what was fetched).
    * @example recorder.record(signal, 'resale-b', req, res, startedAt, 120)
    */
-  record(signal: AbortSignal, marketplace: Marketplace, req: UpstreamRequest, res: UpstreamResponse, started: Date, ms: number): void {
+  record(signal: AbortSignal, marketplace: string, req: UpstreamRequest, res: UpstreamResponse, started: Date, ms: number): void {
     let lookup = this.lookups.get(signal);
     if (!lookup) {
       mkdirSync(this.dir, { recursive: true });

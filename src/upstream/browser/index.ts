@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config.js';
-import { MARKETPLACES } from '../../marketplaces/catalog.js';
 import { ChromiumFetcher, type BrowserLogger } from './chromium-fetcher.js';
 
 export { ChromiumFetcher, CHROMIUM_FLAGS, type BrowserStats, type ChromiumFetcherOptions } from './chromium-fetcher.js';
@@ -25,7 +24,7 @@ export function createBrowserFetcher(config: Config, options: { logger?: Browser
   return new ChromiumFetcher({
     executablePath: path,
     poolSize: config.browserPoolSize,
-    origins: Object.fromEntries(MARKETPLACES.map((mp) => [mp, config.marketplaces[mp].origin])),
+    origins: Object.fromEntries(Object.entries(config.marketplaces).map(([mp, c]) => [mp, c.origin])),
     maxBodyBytes: config.maxBodyBytes,
     // A challenge that has not passed itself within most of an attempt's time will not pass in this lookup.
     challengeWaitMs: Math.max(1_000, Math.floor(config.attemptTimeoutMs * 0.8)),

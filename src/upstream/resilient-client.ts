@@ -1,27 +1,26 @@
 /**
- * The production HttpClient: a Chrome-impersonating client (impit: TLS/HTTP2 fingerprint, pinned Chrome profile)
- * with per-marketplace browser headers, cookie-jar sessions with warm-up, proxy rotation, fetch tiers
- * (direct → proxy → unblocker → browser), retries with backoff inside the lookup's one deadline, block detection,
- * politeness limits, a circuit breaker, HAR recording and metrics. See README.md in this folder for the flow.
+ * The production HttpClient over any transport: per-marketplace browser headers, cookie-jar sessions with warm-up,
+ * proxy rotation, fetch tiers (direct → proxy → unblocker → browser), retries with backoff inside the lookup's one
+ * deadline, the one block judge on every answer, politeness limits and a circuit breaker counted per lookup, HAR
+ * recording and metrics. What it knows of a marketplace comes from its descriptor. See README.md in this folder.
  */
-import { Impit, type ImpitResponse } from 'impit';
 import type { Config, FetchTier } from '../config.js';
 import { MarketlensError, isMarketlensError } from '../errors.js';
-import type { Marketplace } from '../marketplaces/catalog.js';
-import { detectBlock } from './block-detection.js';
+import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
+import { judgeAnswer } from './block-detection.js';
 import type { BrowserFetcher } from './browser.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { CookieJar, mergeCookies } from './cookie-jar.js';
 import type { HarRecorder } from './har.js';
-import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
+import type { HttpClient, LookupScope, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
 import { MarketplaceLimiter } from './limiter.js';
 import type { UpstreamObserver } from './observer.js';
 import { toRealUrl, toWireUrl } from './origin.js';
-import { readCapped } from './plain-client.js';
-import { PINNED_BROWSER, PROFILES, browserHeaders, needsWarmUp, warmUpUrl } from './profiles.js';
+import { browserHeaders, needsWarmUp, warmUpUrl } from './profiles.js';
 import { ProxyPool } from './proxies.js';
 import { backoffMs, retryAfterSeconds, sleep } from './retry.js';
 import { proxiesFor, tiersFor, unblockerUrl } from './tiers.js';
+import type { Transport, TransportSession, WireResponse } from './transport.js';
 import { assertFetchable, urlRejection } from './url-guard.js';
 
 const MAX_REDIRECTS = 5;
@@ -32,7 +31,11 @@ export interface UpstreamLogger {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 
-export interface ImpitClientOptions {
+export interface ResilientClientOptions {
+  /** The wire. */
+  transport: Transport;
+  /** Every marketplace the client may be asked about (the registry's descriptors). */
+  marketplaces: readonly MarketplaceDescriptor[];
   /** Metrics hook: one event per wire attempt, plus fast refusals (tier `none`). */
   observer?: UpstreamObserver;
   logger?: UpstreamLogger;
@@ -50,7 +53,12 @@ export interface ImpitClientOptions {
  */
 type FailureKind = 'network' | 'attempt_timeout' | 'http_5xx' | 'throttled' | 'blocked' | 'fatal';
 
-function fail(code: MarketlensError['code'], message: string, kind: FailureKind, extra: { upstreamStatus?: number; retryAfter?: number; snippet?: string; cause?: unknown } = {}): MarketlensError {
+function fail(
+  code: MarketlensError['code'],
+  message: string,
+  kind: FailureKind,
+  extra: { upstreamStatus?: number; retryAfter?: number; snippet?: string; cause?: unknown } = {},
+): MarketlensError {
   return new MarketlensError(code, message, {
     upstreamStatus: extra.upstreamStatus,
     retryAfter: extra.retryAfter,
@@ -67,9 +75,8 @@ function kindOf(e: MarketlensError): FailureKind {
 const ESCALATES: ReadonlySet<FailureKind> = new Set(['network', 'attempt_timeout', 'throttled', 'blocked']);
 
 interface Session {
-  id: number;
   tier: FetchTier;
-  impit: Impit;
+  wire: TransportSession;
   jar: CookieJar;
   proxy?: string;
   /** Home-page loads per origin, done or in flight: concurrent lookups share one warm-up instead of a herd. */
@@ -77,59 +84,82 @@ interface Session {
 }
 
 interface MarketplaceState {
+  descriptor: MarketplaceDescriptor;
   limiter: MarketplaceLimiter;
   breaker: CircuitBreaker;
   proxies: ProxyPool;
   sessions: Map<FetchTier, Session>;
 }
 
+/** One lookup in progress: it holds one limiter slot and gets one breaker verdict, however many requests it makes. */
+class Scope implements LookupScope {
+  constructor(
+    readonly owner: ResilientHttpClient,
+    readonly deadlineAt: number,
+  ) {}
+}
+
+/** What one wire attempt works with. */
 interface Attempt {
   tier: FetchTier;
   signal: AbortSignal;
-  marketplace: Marketplace;
+  st: MarketplaceState;
+  session: Session;
 }
 
-export class ImpitHttpClient implements HttpClient {
-  private readonly states = new Map<Marketplace, MarketplaceState>();
-  private readonly deadlines = new WeakMap<AbortSignal, number>();
-  private sessionSeq = 0;
+export class ResilientHttpClient implements HttpClient {
+  private readonly states = new Map<string, MarketplaceState>();
+  private readonly descriptors: Map<string, MarketplaceDescriptor>;
   private readonly random: () => number;
 
   /**
-   * @example const http = new ImpitHttpClient(loadConfig(), { observer: metrics, recorder: new HarRecorder('./har') })
+   * @example const http = new ResilientHttpClient(loadConfig(), { transport: new ImpitTransport(), marketplaces: MARKETPLACE_DESCRIPTORS })
    */
   constructor(
     private readonly config: Config,
-    private readonly options: ImpitClientOptions = {},
+    private readonly options: ResilientClientOptions,
   ) {
     this.random = options.random ?? Math.random;
+    this.descriptors = new Map(options.marketplaces.map((d) => [d.id, d]));
   }
 
-  async request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse> {
-    const mp = ctx.marketplace;
-    const st = this.state(mp);
-    // A bad operation URL is our bug (500), found before the breaker or any network use.
-    assertFetchable(mp, new URL(req.url), 'request');
-    const deadlineAt = this.deadlineOf(ctx);
+  /**
+   * Runs one lookup's requests as a unit: the breaker admits it once, it takes one concurrency slot, and its outcome
+   * counts once (a Best Buy lookup of five sources is one lookup, not five). Requests made with the context `run`
+   * receives belong to the lookup.
+   */
+  async lookup<T>(ctx: RequestContext, run: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    const st = this.state(ctx.marketplace);
     try {
       st.breaker.admit();
     } catch (e) {
-      this.observe(mp, 'none', (e as MarketlensError).code, 0);
+      this.observe(ctx.marketplace, 'none', (e as MarketlensError).code, 0);
       throw e;
     }
-    const started = new Date();
+    const scope = new Scope(this, ctx.deadlineAt ?? Date.now() + this.config.deadlineMs);
     try {
-      const res = await st.limiter.run(ctx.signal, () => this.acrossTiers(req, ctx, st, deadlineAt));
+      const result = await st.limiter.run(ctx.signal, () => run({ ...ctx, deadlineAt: scope.deadlineAt, scope }));
       st.breaker.success();
-      this.options.recorder?.record(ctx.signal, mp, req, res, started, Date.now() - started.getTime());
-      return res;
+      return result;
     } catch (e) {
-      const err = this.toError(e, ctx.signal, ctx.signal, mp);
-      if (err.code === 'overloaded') this.observe(mp, 'none', err.code, 0);
-      if (err.code === 'upstream_error' || err.code === 'upstream_blocked' || err.code === 'upstream_timeout') st.breaker.failure();
-      else st.breaker.neutral();
+      const err = this.toError(e, ctx.signal, ctx.signal, ctx.marketplace);
+      if (err.code === 'overloaded') this.observe(ctx.marketplace, 'none', err.code, 0);
+      recordOutcome(st.breaker, err);
       throw err;
     }
+  }
+
+  async request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse> {
+    const scope = ctx.scope instanceof Scope && ctx.scope.owner === this ? ctx.scope : undefined;
+    // Outside a lookup (a direct call), the request is a lookup of its own.
+    if (!scope) return this.lookup(ctx, (inner) => this.request(req, inner));
+    const st = this.state(ctx.marketplace);
+    // A bad operation URL is our bug (500), found before any network use.
+    assertFetchable(st.descriptor, new URL(req.url), 'request');
+    const started = new Date();
+    const res = await this.acrossTiers(req, ctx, st, scope.deadlineAt);
+    this.options.recorder?.record(ctx.signal, ctx.marketplace, req, res, started, Date.now() - started.getTime());
+    return res;
   }
 
   async close(): Promise<void> {
@@ -138,39 +168,33 @@ export class ImpitHttpClient implements HttpClient {
   }
 
   /** For health pages and tests: the breaker state of a marketplace. */
-  circuitState(mp: Marketplace): string {
-    return this.state(mp).breaker.current;
+  circuitState(marketplace: string): string {
+    return this.state(marketplace).breaker.current;
   }
 
-  private state(mp: Marketplace): MarketplaceState {
-    let st = this.states.get(mp);
+  private state(marketplace: string): MarketplaceState {
+    let st = this.states.get(marketplace);
     if (!st) {
-      const c = this.config.marketplaces[mp];
+      const descriptor = this.descriptors.get(marketplace);
+      if (!descriptor) throw new MarketlensError('internal', `no descriptor for marketplace ${marketplace}`);
+      const c = this.config.marketplaces[marketplace];
+      if (!c) throw new MarketlensError('internal', `no configuration for marketplace ${marketplace}`);
       st = {
-        limiter: new MarketplaceLimiter(mp, { concurrency: c.concurrency, minIntervalMs: c.minIntervalMs, maxQueue: c.maxQueue }),
-        breaker: new CircuitBreaker(mp, this.config.breaker.threshold, this.config.breaker.cooldownMs),
-        proxies: new ProxyPool(proxiesFor(this.config, mp), this.config.proxyRestMs),
+        descriptor,
+        limiter: new MarketplaceLimiter(marketplace, { concurrency: c.concurrency, minIntervalMs: c.minIntervalMs, maxQueue: c.maxQueue }),
+        breaker: new CircuitBreaker(marketplace, this.config.breaker.threshold, this.config.breaker.cooldownMs),
+        proxies: new ProxyPool(proxiesFor(this.config, marketplace), this.config.proxyRestMs),
         sessions: new Map(),
       };
-      this.states.set(mp, st);
+      this.states.set(marketplace, st);
     }
     return st;
-  }
-
-  private deadlineOf(ctx: RequestContext): number {
-    if (ctx.deadlineAt !== undefined) return ctx.deadlineAt;
-    let at = this.deadlines.get(ctx.signal);
-    if (at === undefined) {
-      at = Date.now() + this.config.deadlineMs;
-      this.deadlines.set(ctx.signal, at);
-    }
-    return at;
   }
 
   /** Tiers in the configured order; each gets its retries; blocks and network trouble escalate to the next. */
   private async acrossTiers(req: UpstreamRequest, ctx: RequestContext, st: MarketplaceState, deadlineAt: number): Promise<UpstreamResponse> {
     let last: MarketlensError | undefined;
-    for (const tier of tiersFor(this.config, ctx.marketplace)) {
+    for (const tier of tiersFor(this.config, st.descriptor)) {
       const skip = this.unavailable(tier, st);
       if (skip) {
         this.options.logger?.warn({ marketplace: ctx.marketplace, tier }, `skipping fetch tier ${tier}: ${skip}`);
@@ -225,14 +249,8 @@ export class ImpitHttpClient implements HttpClient {
     if (!s) {
       const proxy = tier === 'proxy' ? st.proxies.next() : undefined;
       s = {
-        id: ++this.sessionSeq,
         tier,
-        // The unblocker is an API, not a site: no browser disguise needed there.
-        impit: new Impit({
-          ...(tier === 'unblocker' ? {} : { browser: PINNED_BROWSER }),
-          followRedirects: false,
-          ...(proxy ? { proxyUrl: proxy } : {}),
-        }),
+        wire: this.options.transport.session({ disguise: tier !== 'unblocker', proxyUrl: proxy }),
         jar: new CookieJar(),
         proxy,
         warmed: new Map(),
@@ -242,10 +260,10 @@ export class ImpitHttpClient implements HttpClient {
     return s;
   }
 
-  /** One try on one tier, bounded by the per-attempt timeout and the deadline; observed for metrics. */
+  /** One try on one tier, bounded by the per-attempt timeout and the deadline; judged and observed. */
   private async attempt(tier: FetchTier, session: Session, req: UpstreamRequest, ctx: RequestContext, st: MarketplaceState, deadlineAt: number): Promise<UpstreamResponse> {
     const mp = ctx.marketplace;
-    const perAttempt = this.config.marketplaces[mp].timeoutMs ?? this.config.attemptTimeoutMs;
+    const perAttempt = this.config.marketplaces[mp]?.timeoutMs ?? this.config.attemptTimeoutMs;
     const budget = Math.max(1, Math.min(perAttempt, deadlineAt - Date.now()));
     // A plain controller linked by hand, not AbortSignal.any: impit leaves its abort listener on the signal when a
     // body is read as a stream, and Node 20 keeps composite signals with listeners (and so every response) alive.
@@ -253,29 +271,25 @@ export class ImpitHttpClient implements HttpClient {
     const onDeadline = () => controller.abort(ctx.signal.reason);
     if (ctx.signal.aborted) onDeadline();
     else ctx.signal.addEventListener('abort', onDeadline, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-      budget,
-    );
-    const signal = controller.signal;
-    const a: Attempt = { tier, signal, marketplace: mp };
+    const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), budget);
+    const a: Attempt = { tier, signal: controller.signal, st, session };
     const t0 = performance.now();
     try {
       const real = new URL(req.url);
       let res: UpstreamResponse;
-      if (tier === 'unblocker') res = await this.viaUnblocker(a, session, st, req, real);
-      else if (tier === 'browser') res = await this.viaBrowser(a, st, req, real);
+      if (tier === 'unblocker') res = await this.viaUnblocker(a, req, real);
+      else if (tier === 'browser') res = await this.viaBrowser(a, req, real);
       else {
-        if (needsWarmUp(mp, real)) await this.warmedUp(a, session, st, real);
-        res = await this.follow(a, session, st, req, real);
+        if (needsWarmUp(st.descriptor, real)) await this.warmedUp(a, real);
+        res = await this.follow(a, req, real);
       }
-      this.judge(mp, req, res);
+      this.judge(st.descriptor, req, res);
       // GOAT notes: warm up again after any 403, even one the operation gets to see.
       if (res.status === 403) session.warmed.delete(real.origin);
       this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000);
       return res;
     } catch (e) {
-      const err = this.toError(e, signal, ctx.signal, mp);
+      const err = this.toError(e, controller.signal, ctx.signal, mp);
       this.observe(mp, tier, err.code, (performance.now() - t0) / 1000);
       throw err;
     } finally {
@@ -284,10 +298,11 @@ export class ImpitHttpClient implements HttpClient {
     }
   }
 
-  private warmedUp(a: Attempt, session: Session, st: MarketplaceState, real: URL): Promise<void> {
+  private warmedUp(a: Attempt, real: URL): Promise<void> {
+    const { session } = a;
     let done = session.warmed.get(real.origin);
     if (!done) {
-      done = this.warmUp(a, session, st, real);
+      done = this.warmUp(a, real);
       // A failed warm-up is retried by the next attempt, not remembered.
       const mine = done;
       done.catch(() => {
@@ -302,32 +317,39 @@ export class ImpitHttpClient implements HttpClient {
    * The home page first, as a visitor would arrive: bot managers set their cookies there (notes § Anti-bot).
    * A blocked warm-up is a block; any other answer counts as done.
    */
-  private async warmUp(a: Attempt, session: Session, st: MarketplaceState, real: URL): Promise<void> {
+  private async warmUp(a: Attempt, real: URL): Promise<void> {
     const home = warmUpUrl(real);
-    const res = await this.follow(a, session, st, { url: home.href, expect: 'html', label: 'warm-up' }, home);
-    const block = detectBlock(res.status, res.headers, res.body, 'html');
-    if (block) throw fail('upstream_blocked', `${a.marketplace} answered the home-page warm-up with a ${block.reason}`, 'blocked', { upstreamStatus: res.status, snippet: res.body });
+    const res = await this.follow(a, { url: home.href, expect: 'html', label: 'warm-up' }, home);
+    // The home page is not the data: only decisive markers and block statuses count.
+    const block = judgeAnswer(res, { expect: 'html' }, a.st.descriptor, { data: false });
+    if (block) {
+      throw fail('upstream_blocked', `${a.st.descriptor.id} answered the home-page warm-up with a ${block.reason}`, 'blocked', {
+        upstreamStatus: res.status,
+        snippet: res.body,
+      });
+    }
   }
 
   /** Sends a request on the wire, following redirects itself so the SSRF guard sees every hop's real URL. */
-  private async follow(a: Attempt, session: Session, st: MarketplaceState, req: UpstreamRequest, first: URL): Promise<UpstreamResponse> {
-    const override = this.config.marketplaces[a.marketplace].origin;
+  private async follow(a: Attempt, req: UpstreamRequest, first: URL): Promise<UpstreamResponse> {
+    const d = a.st.descriptor;
+    const override = this.config.marketplaces[d.id]?.origin;
     let real = first;
     let method = req.method ?? 'GET';
     let body = req.body;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       if (hop > 0) {
-        const why = urlRejection(a.marketplace, real);
-        if (why) throw fail('upstream_error', `${a.marketplace} redirected outside its hosts: ${why}`, 'fatal');
+        const why = urlRejection(d, real);
+        if (why) throw fail('upstream_error', `${d.id} redirected outside its hosts: ${why}`, 'fatal');
       }
       const wire = toWireUrl(real, override);
-      const headers = this.headersFor(a.marketplace, session, req, real, method);
-      await st.limiter.pace(a.signal);
-      const res = await session.impit.fetch(wire.href, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: a.signal });
-      for (const c of res.headers.getSetCookie()) session.jar.setCookie(c, real.href);
+      const headers = this.headersFor(d, a.session, req, real, method);
+      await a.st.limiter.pace(a.signal);
+      const res = await a.session.wire.fetch(wire.href, { method, headers, ...(body !== undefined ? { body } : {}), signal: a.signal });
+      for (const c of res.headers.getSetCookie()) a.session.jar.setCookie(c, real.href);
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location) {
-        await res.body?.cancel().catch(() => undefined);
+        await res.cancel();
         real = toRealUrl(location, real, wire, override);
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
           method = 'GET';
@@ -335,18 +357,17 @@ export class ImpitHttpClient implements HttpClient {
         }
         continue;
       }
-      const text = await this.readBody(res, a.marketplace);
+      const text = await this.readBody(res, d.id);
       return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
     }
-    throw fail('upstream_error', `${a.marketplace} redirected more than ${MAX_REDIRECTS} times (redirect loop?)`, 'fatal');
+    throw fail('upstream_error', `${d.id} redirected more than ${MAX_REDIRECTS} times (redirect loop?)`, 'fatal');
   }
 
-  private headersFor(mp: Marketplace, session: Session, req: UpstreamRequest, real: URL, method: string): Record<string, string> {
+  private headersFor(d: MarketplaceDescriptor, session: Session, req: UpstreamRequest, real: URL, method: string): Record<string, string> {
     const own = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    const headers: Record<string, string> = { ...browserHeaders(mp, real, req.expect, method), ...own };
+    const headers: Record<string, string> = { ...browserHeaders(d, real, req.expect, method), ...own };
     if (req.body !== undefined && method !== 'GET' && !headers['content-type']) headers['content-type'] = 'application/json';
-    const csrf = PROFILES[mp].csrfCookie;
-    const token = csrf && req.expect === 'json' ? session.jar.get(csrf, real.href) : undefined;
+    const token = d.csrfCookie && req.expect === 'json' ? session.jar.get(d.csrfCookie, real.href) : undefined;
     if (token && !headers['x-csrf-token']) headers['x-csrf-token'] = token;
     const cookie = mergeCookies(session.jar.getCookieString(real.href), own.cookie);
     if (cookie) headers.cookie = cookie;
@@ -354,9 +375,9 @@ export class ImpitHttpClient implements HttpClient {
     return headers;
   }
 
-  private async readBody(res: ImpitResponse, mp: Marketplace): Promise<string> {
+  private async readBody(res: WireResponse, mp: string): Promise<string> {
     try {
-      return await readCapped(res as unknown as Response, this.config.maxBodyBytes);
+      return await res.text(this.config.maxBodyBytes);
     } catch (e) {
       if (isMarketlensError(e)) throw fail(e.code, `${mp}: ${e.message}`, 'fatal');
       throw e;
@@ -364,53 +385,52 @@ export class ImpitHttpClient implements HttpClient {
   }
 
   /** The unblocking service fetches the real URL for us; its host is trusted config, the target was checked already. */
-  private async viaUnblocker(a: Attempt, session: Session, st: MarketplaceState, req: UpstreamRequest, real: URL): Promise<UpstreamResponse> {
+  private async viaUnblocker(a: Attempt, req: UpstreamRequest, real: URL): Promise<UpstreamResponse> {
     const target = unblockerUrl(this.config.unblockerUrl!, real);
-    await st.limiter.pace(a.signal);
-    const method = req.method ?? 'GET';
-    const res = await session.impit.fetch(target, {
-      method,
+    await a.st.limiter.pace(a.signal);
+    const res = await a.session.wire.fetch(target, {
+      method: req.method ?? 'GET',
       headers: { accept: req.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,*/*;q=0.8', ...(req.headers ?? {}) },
       ...(req.body !== undefined ? { body: req.body } : {}),
-      redirect: 'manual',
       signal: a.signal,
     });
-    const text = await this.readBody(res, a.marketplace);
+    const text = await this.readBody(res, a.st.descriptor.id);
     return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
   }
 
-  private async viaBrowser(a: Attempt, st: MarketplaceState, req: UpstreamRequest, real: URL): Promise<UpstreamResponse> {
-    const direct = this.session(st, 'direct');
-    await st.limiter.pace(a.signal);
-    const out = await this.options.browser!.fetch(req, { marketplace: a.marketplace, signal: a.signal, cookies: direct.jar.getCookieString(real.href) });
+  private async viaBrowser(a: Attempt, req: UpstreamRequest, real: URL): Promise<UpstreamResponse> {
+    const d = a.st.descriptor;
+    const direct = this.session(a.st, 'direct');
+    await a.st.limiter.pace(a.signal);
+    const out = await this.options.browser!.fetch(req, { marketplace: d.id, descriptor: d, signal: a.signal, cookies: direct.jar.getCookieString(real.href) });
     const final = new URL(out.url);
-    const why = urlRejection(a.marketplace, final);
-    if (why) throw fail('upstream_error', `${a.marketplace} (browser) ended outside its hosts: ${why}`, 'fatal');
+    const why = urlRejection(d, final);
+    if (why) throw fail('upstream_error', `${d.id} (browser) ended outside its hosts: ${why}`, 'fatal');
     for (const c of out.cookies ?? []) direct.jar.setCookie(c, final.href);
     const headers = Object.fromEntries(Object.entries(out.headers).map(([k, v]) => [k.toLowerCase(), v]));
     return { status: out.status, url: final.href, headers, body: out.body };
   }
 
   /** Blocks, throttling and 5xx become failures; every other answer (2xx, 404, other 4xx) goes to the operation. */
-  private judge(mp: Marketplace, req: UpstreamRequest, res: UpstreamResponse): void {
-    const block = detectBlock(res.status, res.headers, res.body, req.expect);
+  private judge(d: MarketplaceDescriptor, req: UpstreamRequest, res: UpstreamResponse): void {
+    const block = judgeAnswer(res, req, d);
     const retryAfter = retryAfterSeconds(res.headers['retry-after']);
     if (block) {
-      throw fail('upstream_blocked', `${mp} answered with a ${block.reason}`, 'blocked', { upstreamStatus: res.status, retryAfter, snippet: res.body });
+      throw fail('upstream_blocked', `${d.id} answered with a ${block.reason}`, 'blocked', { upstreamStatus: res.status, retryAfter, snippet: res.body });
     }
     if (res.status === 429) {
-      throw fail('upstream_blocked', `${mp} is throttling us (HTTP 429${retryAfter !== undefined ? `, Retry-After ${retryAfter} s` : ''})`, 'throttled', {
+      throw fail('upstream_blocked', `${d.id} is throttling us (HTTP 429${retryAfter !== undefined ? `, Retry-After ${retryAfter} s` : ''})`, 'throttled', {
         upstreamStatus: 429,
         retryAfter,
       });
     }
     if (res.status >= 500) {
-      throw fail('upstream_error', `${mp} answered HTTP ${res.status}`, 'http_5xx', { upstreamStatus: res.status, snippet: res.body });
+      throw fail('upstream_error', `${d.id} answered HTTP ${res.status}`, 'http_5xx', { upstreamStatus: res.status, snippet: res.body });
     }
   }
 
   /** Any failure → a MarketlensError with its kind: the deadline → upstream_timeout; an attempt's timer → retryable timeout. */
-  private toError(e: unknown, attemptSignal: AbortSignal, deadline: AbortSignal, mp: Marketplace): MarketlensError {
+  private toError(e: unknown, attemptSignal: AbortSignal, deadline: AbortSignal, mp: string): MarketlensError {
     if (isMarketlensError(e)) return e;
     if (deadline.aborted) {
       return fail('upstream_timeout', `${mp} did not answer within the deadline`, 'fatal', { cause: e });
@@ -420,14 +440,28 @@ export class ImpitHttpClient implements HttpClient {
       return fail('upstream_timeout', `${mp} did not answer within the per-attempt timeout`, 'attempt_timeout', { cause: e });
     }
     const message = String((e as Error)?.message ?? e).split('\n')[0];
-    const reason = /Connection refused|ConnectionRefused/i.test(String((e as Error)?.message)) ? 'connection refused'
-      : /IncompleteBody|reading response|reset|UnexpectedEof|closed/i.test(String((e as Error)?.message)) ? 'connection broke mid-answer'
-      : name.includes('Proxy') ? `proxy failed (${name})`
-      : message;
+    const reason = /Connection refused|ConnectionRefused/i.test(String((e as Error)?.message))
+      ? 'connection refused'
+      : /IncompleteBody|reading response|reset|UnexpectedEof|closed/i.test(String((e as Error)?.message))
+        ? 'connection broke mid-answer'
+        : name.includes('Proxy')
+          ? `proxy failed (${name})`
+          : message;
     return fail('upstream_error', `${mp} could not be reached (${reason})`, 'network', { cause: e });
   }
 
   private observe(marketplace: string, tier: string, outcome: string, seconds: number): void {
     this.options.observer?.onUpstream({ marketplace, tier, outcome, seconds });
   }
+}
+
+/**
+ * One lookup, one verdict: the marketplace failing (5xx, block, timeout) counts against the breaker; an answer —
+ * including not found or a changed format — is the marketplace working; anything else (our refusal, the caller's
+ * parameters, an open circuit, a full queue) says nothing about it.
+ */
+function recordOutcome(breaker: CircuitBreaker, err: MarketlensError): void {
+  if (err.code === 'upstream_error' || err.code === 'upstream_blocked' || err.code === 'upstream_timeout') breaker.failure();
+  else if (err.code === 'not_found' || err.code === 'upstream_changed') breaker.success();
+  else breaker.neutral();
 }
