@@ -11,9 +11,9 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
+import { isMarketlensError } from '../src/errors.js';
 import { extractFilterCodes, mergeFoundCodes, renderCatalogModule, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
 import { FINDER_CATALOG } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
-import { isChallengePage } from '../src/marketplaces/watchmarket/search.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
 
 const DEFAULT_PAGES = [
@@ -31,12 +31,20 @@ async function main(args: string[]): Promise<number> {
   const found: FoundCode[] = [];
   try {
     for (const url of urls.length > 0 ? urls : DEFAULT_PAGES) {
-      const res = await http.request(
-        { url, expect: 'html', label: 'catalog_refresh', headers: { 'accept-language': 'en-US,en;q=0.9' } },
-        { marketplace: 'watchmarket', signal: AbortSignal.timeout(config.deadlineMs) },
-      );
-      if (isChallengePage(res) || res.status !== 200) {
-        console.error(`${url}: HTTP ${res.status}${isChallengePage(res) ? ' (Cloudflare challenge: configure a proxy or unblocker)' : ''}`);
+      // A Cloudflare challenge, whatever its status, is judged by the client: it throws upstream_blocked.
+      const res = await http
+        .request(
+          { url, expect: 'html', label: 'catalog_refresh', headers: { 'accept-language': 'en-US,en;q=0.9' } },
+          { marketplace: 'watchmarket', signal: AbortSignal.timeout(config.deadlineMs) },
+        )
+        .catch((e: unknown) => {
+          if (isMarketlensError(e) && e.code === 'upstream_blocked') {
+            throw new Error(`${url}: ${e.message} (Cloudflare challenge: configure a proxy, unblocker or the browser tier)`);
+          }
+          throw e;
+        });
+      if (res.status !== 200) {
+        console.error(`${url}: HTTP ${res.status}`);
         return 1;
       }
       const codes = extractFilterCodes(res.body);

@@ -39,6 +39,8 @@ export interface MarketplaceDescriptor<Id extends string = string> {
   csrfCookie?: string;
   /** True when only a real browser passes its challenge: the browser tier is then in the default tiers. */
   browserByDefault: boolean;
+  /** Statuses the site answers only as a bot wall (StockX's 403): a block whatever the body says. */
+  blockStatuses?: readonly number[];
   /** The site's bot-manager pages (generic ones — Cloudflare, PerimeterX, Akamai, captchas — apply to every site). */
   blockMarkers: readonly BlockMarker[];
   /**

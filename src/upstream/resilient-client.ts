@@ -5,7 +5,7 @@
  * recording and metrics. What it knows of a marketplace comes from its descriptor. See README.md in this folder.
  */
 import type { Config, FetchTier } from '../config.js';
-import { MarketlensError, isMarketlensError } from '../errors.js';
+import { ERROR_CODES, MarketlensError, isMarketlensError } from '../errors.js';
 import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 import { judgeAnswer } from './block-detection.js';
 import type { BrowserFetcher } from './browser.js';
@@ -461,7 +461,7 @@ export class ResilientHttpClient implements HttpClient {
  * parameters, an open circuit, a full queue) says nothing about it.
  */
 function recordOutcome(breaker: CircuitBreaker, err: MarketlensError): void {
-  if (err.code === 'upstream_error' || err.code === 'upstream_blocked' || err.code === 'upstream_timeout') breaker.failure();
+  if (ERROR_CODES[err.code].marketplaceFailing) breaker.failure();
   else if (err.code === 'not_found' || err.code === 'upstream_changed') breaker.success();
   else breaker.neutral();
 }

@@ -11,6 +11,8 @@ export const resaleAMarketplace = defineMarketplace({
   warmUpHosts: ['stockx.com'],
   // PerimeterX's "press and hold" only a real browser passes.
   browserByDefault: true,
+  // 403 from StockX is its bot wall (PerimeterX JSON or HTML), never an answer the operations read.
+  blockStatuses: [403],
   blockMarkers: [
     // Not the PX app id alone: every normal StockX page embeds it.
     { name: 'PerimeterX block', test: /px-captcha|Access to this page has been denied/i, decisive: true },

@@ -3,7 +3,7 @@
  * market (product and every size) from the web GraphQL `GetMarketData`, fetched in parallel (notes §1).
  */
 import { z } from 'zod';
-import { MarketlensError, isMarketlensError } from '../../errors.js';
+import { MarketlensError, isUpstreamFailure } from '../../errors.js';
 import { defineOperation, type FetchContext, type SavedFile } from '../../operations/types.js';
 import { refineWith } from '../../operations/refine-with.js';
 import { wrapAsNextDataPage } from '../../util/next-data.js';
@@ -30,9 +30,6 @@ const params = z
   })
   .strict();
 type Params = z.output<typeof params>;
-
-/** Market fetch failures that leave a usable record (catalog without market) rather than failing the lookup. */
-const PARTIAL_CODES = new Set(['upstream_blocked', 'upstream_error', 'upstream_timeout', 'circuit_open', 'overloaded']);
 
 /**
  * GraphQL variables of GetMarketData: the country is both `countryCode` and `marketName` (notes §5).
@@ -83,7 +80,8 @@ async function fetchBodies(ctx: FetchContext, ref: ProductRef, locale: ResaleALo
       : market;
   if (settled.status === 'fulfilled') return { page: pageBody, market: settled.value };
   const e = settled.reason;
-  if (isMarketlensError(e) && PARTIAL_CODES.has(e.code)) return { page: pageBody, market: null, marketError: e.code };
+  // A failure on StockX's side leaves a usable record (catalog without market) rather than failing the lookup.
+  if (isUpstreamFailure(e)) return { page: pageBody, market: null, marketError: e.code };
   throw e;
 }
 
