@@ -18,6 +18,7 @@ import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LiveResults } from '../operations/live-results.js';
 import { LookupService } from '../operations/lookup.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
@@ -33,6 +34,11 @@ export interface AppDeps {
   keys?: KeyStore;
   http?: HttpClient;
   metrics?: Metrics;
+  /**
+   * The marketplaces and operations to serve; the built-in ones by default. A test adds a marketplace with
+   * `BUILT_IN_REGISTRY.with(module)` (and loads its config with `loadConfig(env, registry.marketplaces)`).
+   */
+  registry?: Registry;
   /** The after-fetch seam; one is made when not given. */
   liveResults?: LiveResults;
   /** A pino destination for tests that assert on log lines. */
@@ -66,7 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const keys = deps.keys ?? new KeyStore(config.dataDir, config.apiKeys);
-  const http: HttpClient = deps.http ?? createHttpClient(config, metrics);
+  const registry = deps.registry ?? BUILT_IN_REGISTRY;
+  const http: HttpClient = deps.http ?? createHttpClient(config, metrics, { marketplaces: registry.marketplaces });
   const state: AppState = { ready: true };
 
   const app = Fastify({
@@ -134,7 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, err);
   });
 
-  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths()]);
+  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths(registry)]);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     if (knownPaths.has(path)) {
@@ -172,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const cacheResults = cacheResultCounter(metrics);
   registerOperationRoutes(app, {
+    registry,
     lookup,
     deadlineMs: config.deadlineMs,
     authenticate: guardWithLimits(authenticate, limits),
