@@ -17,7 +17,8 @@ import { expectProblem } from './support/problem.js';
 const read = (path: string) => readFileSync(new URL(`./fixtures/${path}`, import.meta.url), 'utf8');
 const SLUG = 'marketlens-runner-1-harbor-blue';
 const SKU = '6500001';
-const PX_PAGE = '<!DOCTYPE html><html><head><title>Access to this page has been denied</title></head><body><div id="px-captcha"></div></body></html>';
+const PX_PAGE =
+  '<!DOCTYPE html><html><head><title>Access to this page has been denied</title></head><body><div id="px-captcha"></div></body></html>';
 
 interface Case {
   name: string;
@@ -35,7 +36,9 @@ const CASES: Case[] = [
     name: 'Chrono24 Cloudflare challenge',
     env: 'WATCHMARKET',
     url: '/api/v1/scraper/watchmarket/search?query=rolex',
-    real: { '/search/index.htm': { body: read('watchmarket/search-2026-page1.html'), type: 'text/html; charset=utf-8' } },
+    real: {
+      '/search/index.htm': { body: read('watchmarket/search-2026-page1.html'), type: 'text/html; charset=utf-8' },
+    },
     challenge: read('watchmarket/challenge.html'),
   },
   {
@@ -44,7 +47,8 @@ const CASES: Case[] = [
     url: `/api/v1/scraper/resale-a/product?query=${SLUG}`,
     real: { [`/${SLUG}`]: { body: read('resale-a/product-page.html'), type: 'text/html; charset=utf-8' } },
     always: {
-      '/api/p/e': (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(read('resale-a/market-data.json')),
+      '/api/p/e': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'application/json' }).end(read('resale-a/market-data.json')),
     },
     challenge: PX_PAGE,
   },
@@ -70,7 +74,9 @@ function serveSite(fake: FakeUpstream, c: Case, challenged: (sid: string | undef
   let sessions = 0;
   fake.on('/', (_req, res) => {
     sessions += 1;
-    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': `sid=${sessions}; Path=/` }).end('<!DOCTYPE html><html><head><title>Home</title></head><body>home</body></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html', 'set-cookie': `sid=${sessions}; Path=/` })
+      .end('<!DOCTYPE html><html><head><title>Home</title></head><body>home</body></html>');
   });
   for (const [path, handler] of Object.entries(c.always ?? {})) fake.on(path, handler);
   for (const [path, real] of Object.entries(c.real)) {
@@ -154,7 +160,10 @@ describe.each(CASES)('$name served with HTTP 200', (c) => {
       },
     };
     const config = testConfig(env({ [`MARKETLENS_${c.env}_TIERS`]: 'direct,browser', MARKETLENS_RETRY_ATTEMPTS: '1' }));
-    app = await buildApp({ config, http: createHttpClient(config, undefined, { browser, logger: { warn: () => undefined, debug: () => undefined } }) });
+    app = await buildApp({
+      config,
+      http: createHttpClient(config, undefined, { browser, logger: { warn: () => undefined, debug: () => undefined } }),
+    });
     await app.ready();
     const res = await get();
     expect(res.statusCode, res.body).toBe(200);

@@ -12,7 +12,9 @@ import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
 
-const template = JSON.parse(readFileSync(new URL('./fixtures/resale-b/product-template.json', import.meta.url), 'utf8'));
+const template = JSON.parse(
+  readFileSync(new URL('./fixtures/resale-b/product-template.json', import.meta.url), 'utf8'),
+);
 const SLUG = template.slug as string;
 const page = wrapAsNextDataPage({
   props: { pageProps: { productTemplate: template, offers: { offerData: null } }, __N_SSP: true },
@@ -59,7 +61,9 @@ describe('live results and lookup identity', () => {
 
   it('a GOAT URL then the same product by slug: one upstream fetch, one live result with the canonical params', async () => {
     goat.serve(`/sneakers/${SLUG}`, page);
-    const byUrl = await get(`/api/v1/scraper/resale-b/product?query=${encodeURIComponent(`https://www.goat.com/sneakers/${SLUG}?utm=x`)}`);
+    const byUrl = await get(
+      `/api/v1/scraper/resale-b/product?query=${encodeURIComponent(`https://www.goat.com/sneakers/${SLUG}?utm=x`)}`,
+    );
     expect(byUrl.statusCode, byUrl.body).toBe(200);
     expect(byUrl.headers['x-cache']).toBe('miss');
     const bySlug = await get(`/api/v1/scraper/resale-b/product?query=${SLUG.toUpperCase()}`);
@@ -70,8 +74,8 @@ describe('live results and lookup identity', () => {
 
     expect(results).toHaveLength(1); // the hit is not a live fetch
     const [r] = results;
-    expect(r!.params).toEqual({ query: SLUG });
-    expect(r!.identity).toEqual({
+    expect(r?.params).toEqual({ query: SLUG });
+    expect(r?.identity).toEqual({
       marketplace: 'resale-b',
       operation: 'resale-b.product',
       id: String(template.id),
@@ -79,9 +83,9 @@ describe('live results and lookup identity', () => {
       currency: null,
       locale: null,
     });
-    expect(r!.missing).toEqual([]);
-    expect((r!.record as { slug: string }).slug).toBe(SLUG);
-    expect(r!.fetchedAt).toBeGreaterThan(Date.now() - 10_000);
+    expect(r?.missing).toEqual([]);
+    expect((r?.record as { slug: string } | undefined)?.slug).toBe(SLUG);
+    expect(r?.fetchedAt).toBeGreaterThan(Date.now() - 10_000);
   });
 
   it('prices carry the ISO 4217 currency and ISO country of the request (UK → GB, GBP), and share the product id', async () => {
@@ -89,7 +93,14 @@ describe('live results and lookup identity', () => {
     const res = await get(`/api/v1/scraper/resale-b/prices?query=${template.id}&country=uk`);
     expect(res.statusCode, res.body).toBe(200);
     expect(results.map((r) => r.identity)).toEqual([
-      { marketplace: 'resale-b', operation: 'resale-b.prices', id: String(template.id), country: 'GB', currency: 'GBP', locale: null },
+      {
+        marketplace: 'resale-b',
+        operation: 'resale-b.prices',
+        id: String(template.id),
+        country: 'GB',
+        currency: 'GBP',
+        locale: null,
+      },
     ]);
   });
 
@@ -99,13 +110,15 @@ describe('live results and lookup identity', () => {
     expectProblem(res, 502, 'upstream_error');
     expect(results).toHaveLength(0);
     expect(failures).toHaveLength(1);
-    expect(failures[0]!.operation).toBe('resale-b.prices');
-    expect(failures[0]!.params).toEqual({ query: '42', country: 'US' });
-    expect(failures[0]!.error.code).toBe('upstream_error');
+    expect(failures[0]?.operation).toBe('resale-b.prices');
+    expect(failures[0]?.params).toEqual({ query: '42', country: 'US' });
+    expect(failures[0]?.error.code).toBe('upstream_error');
   });
 
   it('a StockX product query on another host is a 400 naming query, before any upstream request', async () => {
-    const res = await get(`/api/v1/scraper/resale-a/product?query=${encodeURIComponent('https://evil.example/nike-dunk')}`);
+    const res = await get(
+      `/api/v1/scraper/resale-a/product?query=${encodeURIComponent('https://evil.example/nike-dunk')}`,
+    );
     const body = expectProblem(res, 400, 'invalid_parameter');
     expect(body.errors.map((e: { param: string }) => e.param)).toEqual(['query']);
     expect(stockx.requests).toHaveLength(0);
@@ -113,7 +126,9 @@ describe('live results and lookup identity', () => {
   });
 
   it('a Best Buy query that names no product is a 400 naming query, before any upstream request', async () => {
-    const res = await get(`/api/v1/scraper/electronics/product?query=${encodeURIComponent('https://www.bestbuy.com/site/searchpage.jsp')}`);
+    const res = await get(
+      `/api/v1/scraper/electronics/product?query=${encodeURIComponent('https://www.bestbuy.com/site/searchpage.jsp')}`,
+    );
     const body = expectProblem(res, 400, 'invalid_parameter');
     expect(body.errors[0].param).toBe('query');
   });

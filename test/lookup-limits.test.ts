@@ -16,7 +16,11 @@ const SOURCES = ['/site/6500001.p', '/pricing/v1/price/item', '/priceview/query/
 describe('limits per lookup (electronics: four sources per lookup)', () => {
   const bby = new FakeUpstream();
   let app: FastifyInstance | undefined;
-  const get = (sku = SKU) => app!.inject({ url: `/api/v1/scraper/electronics/product?query=${sku}`, headers: { ...auth, 'cache-control': 'no-cache' } });
+  const get = (sku = SKU) =>
+    app!.inject({
+      url: `/api/v1/scraper/electronics/product?query=${sku}`,
+      headers: { ...auth, 'cache-control': 'no-cache' },
+    });
 
   beforeAll(async () => {
     await bby.start();
@@ -36,7 +40,11 @@ describe('limits per lookup (electronics: four sources per lookup)', () => {
     bby.serve('/pricing/v1/price/item', JSON.parse(read('pricing-item.json')));
     bby.serve('/priceview/query/sku', JSON.parse(read('priceview.json')));
     bby.serve('/ugc/v2/reviews', JSON.parse(read('reviews.json')));
-    app = await testApp({ MARKETLENS_ELECTRONICS_ORIGIN: bby.origin, MARKETLENS_ELECTRONICS_CONCURRENCY: '1', MARKETLENS_ELECTRONICS_MAX_QUEUE: '0' });
+    app = await testApp({
+      MARKETLENS_ELECTRONICS_ORIGIN: bby.origin,
+      MARKETLENS_ELECTRONICS_CONCURRENCY: '1',
+      MARKETLENS_ELECTRONICS_MAX_QUEUE: '0',
+    });
     const res = await get();
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['x-missing-parts']).toBeUndefined();

@@ -101,7 +101,12 @@ export class LookupService {
       t1 = performance.now();
       parsed = parseChecked(op, bodies, params);
     } catch (e) {
-      this.liveResults?.emitFailure({ operation: op.name as OperationName, params: canonical, error: asMarketlensError(e), at: Date.now() });
+      this.liveResults?.emitFailure({
+        operation: op.name as OperationName,
+        params: canonical,
+        error: asMarketlensError(e),
+        at: Date.now(),
+      });
       throw e;
     }
     const json = JSON.stringify(parsed.record);
@@ -143,7 +148,10 @@ export function parseChecked(op: AnyOperation, bodies: unknown, params: Record<s
   const checked = op.record.safeParse(parsed.record);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw upstreamChanged(op.marketplace, `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw upstreamChanged(
+      op.marketplace,
+      `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+    );
   }
   return parsed;
 }

@@ -8,7 +8,9 @@ import { isMarketlensError } from '../errors.js';
 /**
  * @example z.string().superRefine(refineWith(parseProductQuery))
  */
-export function refineWith(read: (value: string) => unknown): (value: string | undefined, ctx: z.RefinementCtx) => void {
+export function refineWith(
+  read: (value: string) => unknown,
+): (value: string | undefined, ctx: z.RefinementCtx) => void {
   return (value, ctx) => {
     if (value === undefined) return;
     try {

@@ -45,7 +45,8 @@ export class Registry {
     const paths = new Set<string>();
     for (const op of operations) {
       if (this.byName.has(op.name)) throw new Error(`operation ${op.name} is registered twice`);
-      if (!this.byId.has(op.marketplace)) throw new Error(`operation ${op.name} names unknown marketplace ${op.marketplace}`);
+      if (!this.byId.has(op.marketplace))
+        throw new Error(`operation ${op.name} names unknown marketplace ${op.marketplace}`);
       this.byName.set(op.name, op);
       for (const p of [op.path, this.aliasPath(op)]) {
         if (paths.has(p)) throw new Error(`path ${p} is served twice`);

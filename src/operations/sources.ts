@@ -71,7 +71,8 @@ const ERROR_ORDER: ErrorCode[] = [
  */
 export function allFailed(marketplace: string, failures: Partial<Record<string, SourceError>>): MarketlensError {
   const list = Object.entries(failures).filter((f): f is [string, SourceError] => f[1] !== undefined);
-  if (list.length === 0) return new MarketlensError('upstream_changed', `${marketplace}: no source carried any product data`);
+  if (list.length === 0)
+    return new MarketlensError('upstream_changed', `${marketplace}: no source carried any product data`);
   const rank = (c: ErrorCode) => (ERROR_ORDER.includes(c) ? ERROR_ORDER.indexOf(c) : ERROR_ORDER.length);
   const [, worst] = list.reduce((a, b) => (rank(b[1].code) < rank(a[1].code) ? b : a));
   const detail = list.map(([name, e]) => `${name}: ${e.message}`).join('; ');

@@ -38,7 +38,13 @@ export interface SavedFile {
  * `N` and `M` are the built-in name and marketplace unions; a marketplace registered at runtime (a test's toy) uses
  * `string` for both (`AnyOperation`).
  */
-export interface Operation<P = any, B = any, R = any, N extends string = OperationName, M extends string = Marketplace> {
+export interface Operation<
+  P = any,
+  B = any,
+  R = any,
+  N extends string = OperationName,
+  M extends string = Marketplace,
+> {
   /** `<marketplace>.<operation>` */
   name: N;
   /** The id of the marketplace's descriptor. */

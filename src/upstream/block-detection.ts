@@ -59,7 +59,8 @@ export function judgeAnswer(
   options: JudgeOptions = {},
 ): BlockVerdict | undefined {
   const { status, headers, body } = res;
-  if ((headers['cf-mitigated'] ?? '').toLowerCase() === 'challenge') return { reason: `Cloudflare challenge (HTTP ${status})` };
+  if ((headers['cf-mitigated'] ?? '').toLowerCase() === 'challenge')
+    return { reason: `Cloudflare challenge (HTTP ${status})` };
   if (marketplace?.blockStatuses?.includes(status)) return { reason: `${marketplace.site} bot wall (HTTP ${status})` };
   const head = body.slice(0, 20_000);
   const markers = marketplace ? [...GENERIC_MARKERS, ...marketplace.blockMarkers] : GENERIC_MARKERS;

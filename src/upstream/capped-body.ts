@@ -20,11 +20,11 @@ export async function readCapped(res: Response, max: number): Promise<string> {
 }
 
 function charsetOf(contentType: string | null): string {
-  const m = contentType?.match(/charset=["']?([\w-]+)/i);
-  if (!m) return 'utf-8';
+  const charset = contentType?.match(/charset=["']?([\w-]+)/i)?.[1];
+  if (!charset) return 'utf-8';
   try {
-    new TextDecoder(m[1]);
-    return m[1]!;
+    new TextDecoder(charset);
+    return charset;
   } catch {
     return 'utf-8';
   }

@@ -27,7 +27,11 @@ export interface CreateClientOptions {
  * MARKETLENS_RECORD_DIR is set).
  * @example const http = createHttpClient(loadConfig(), metrics)
  */
-export function createHttpClient(config: Config, observer?: UpstreamObserver, options: CreateClientOptions = {}): HttpClient {
+export function createHttpClient(
+  config: Config,
+  observer?: UpstreamObserver,
+  options: CreateClientOptions = {},
+): HttpClient {
   if (config.replay) return new HarReplayClient(config.replay);
   const marketplaces = options.marketplaces ?? MARKETPLACE_DESCRIPTORS;
   // stderr: the CLI prints records on stdout.

@@ -18,7 +18,9 @@ export const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
  * every country domain).
  */
 export function needsWarmUp(marketplace: Pick<MarketplaceDescriptor, 'warmUpHosts'>, url: URL): boolean {
-  return marketplace.warmUpHosts.some((p) => (p.endsWith('.*') ? url.hostname.startsWith(p.slice(0, -1)) : url.hostname === p));
+  return marketplace.warmUpHosts.some((p) =>
+    p.endsWith('.*') ? url.hostname.startsWith(p.slice(0, -1)) : url.hostname === p,
+  );
 }
 
 /** The page a browser would load before calling `url`'s API: the home page of the same site (same country domain). */
@@ -41,7 +43,8 @@ export function browserHeaders(
   const sameSite = registrable(url.hostname) === registrable(home.hostname);
   if (expect === 'html') {
     return {
-      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
+      accept:
+        'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
       'accept-language': ACCEPT_LANGUAGE,
       'sec-fetch-dest': 'document',
       'sec-fetch-mode': 'navigate',

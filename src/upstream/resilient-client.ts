@@ -181,7 +181,11 @@ export class ResilientHttpClient implements HttpClient {
       if (!c) throw new MarketlensError('internal', `no configuration for marketplace ${marketplace}`);
       st = {
         descriptor,
-        limiter: new MarketplaceLimiter(marketplace, { concurrency: c.concurrency, minIntervalMs: c.minIntervalMs, maxQueue: c.maxQueue }),
+        limiter: new MarketplaceLimiter(marketplace, {
+          concurrency: c.concurrency,
+          minIntervalMs: c.minIntervalMs,
+          maxQueue: c.maxQueue,
+        }),
         breaker: new CircuitBreaker(marketplace, this.config.breaker.threshold, this.config.breaker.cooldownMs),
         proxies: new ProxyPool(proxiesFor(this.config, marketplace), this.config.proxyRestMs),
         sessions: new Map(),
@@ -192,7 +196,12 @@ export class ResilientHttpClient implements HttpClient {
   }
 
   /** Tiers in the configured order; each gets its retries; blocks and network trouble escalate to the next. */
-  private async acrossTiers(req: UpstreamRequest, ctx: RequestContext, st: MarketplaceState, deadlineAt: number): Promise<UpstreamResponse> {
+  private async acrossTiers(
+    req: UpstreamRequest,
+    ctx: RequestContext,
+    st: MarketplaceState,
+    deadlineAt: number,
+  ): Promise<UpstreamResponse> {
     let last: MarketlensError | undefined;
     for (const tier of tiersFor(this.config, st.descriptor)) {
       const skip = this.unavailable(tier, st);
@@ -205,7 +214,10 @@ export class ResilientHttpClient implements HttpClient {
       } catch (e) {
         const err = this.toError(e, ctx.signal, ctx.signal, ctx.marketplace);
         if (ctx.signal.aborted || !ESCALATES.has(kindOf(err))) throw err;
-        this.options.logger?.debug({ marketplace: ctx.marketplace, tier, code: err.code }, `tier ${tier} failed: ${err.message}`);
+        this.options.logger?.debug(
+          { marketplace: ctx.marketplace, tier, code: err.code },
+          `tier ${tier} failed: ${err.message}`,
+        );
         last = err;
       }
     }
@@ -219,7 +231,13 @@ export class ResilientHttpClient implements HttpClient {
     return undefined;
   }
 
-  private async withRetries(tier: FetchTier, req: UpstreamRequest, ctx: RequestContext, st: MarketplaceState, deadlineAt: number): Promise<UpstreamResponse> {
+  private async withRetries(
+    tier: FetchTier,
+    req: UpstreamRequest,
+    ctx: RequestContext,
+    st: MarketplaceState,
+    deadlineAt: number,
+  ): Promise<UpstreamResponse> {
     const { attempts, baseMs } = this.config.retry;
     for (let attempt = 1; ; attempt++) {
       const session = this.session(st, tier);
@@ -236,9 +254,15 @@ export class ResilientHttpClient implements HttpClient {
           if (st.sessions.get(tier) === session) st.sessions.delete(tier);
         }
         if (attempt >= attempts) throw err;
-        const delay = kind === 'throttled' && err.retryAfter !== undefined ? err.retryAfter * 1000 : backoffMs(attempt, baseMs, this.random);
+        const delay =
+          kind === 'throttled' && err.retryAfter !== undefined
+            ? err.retryAfter * 1000
+            : backoffMs(attempt, baseMs, this.random);
         if (Date.now() + delay >= deadlineAt) throw err; // the wait would not fit in the deadline
-        this.options.logger?.debug({ marketplace: ctx.marketplace, tier, attempt, delay, code: err.code }, 'retrying upstream request');
+        this.options.logger?.debug(
+          { marketplace: ctx.marketplace, tier, attempt, delay, code: err.code },
+          'retrying upstream request',
+        );
         await sleep(delay, ctx.signal);
       }
     }
@@ -261,7 +285,14 @@ export class ResilientHttpClient implements HttpClient {
   }
 
   /** One try on one tier, bounded by the per-attempt timeout and the deadline; judged and observed. */
-  private async attempt(tier: FetchTier, session: Session, req: UpstreamRequest, ctx: RequestContext, st: MarketplaceState, deadlineAt: number): Promise<UpstreamResponse> {
+  private async attempt(
+    tier: FetchTier,
+    session: Session,
+    req: UpstreamRequest,
+    ctx: RequestContext,
+    st: MarketplaceState,
+    deadlineAt: number,
+  ): Promise<UpstreamResponse> {
     const mp = ctx.marketplace;
     const perAttempt = this.config.marketplaces[mp]?.timeoutMs ?? this.config.attemptTimeoutMs;
     const budget = Math.max(1, Math.min(perAttempt, deadlineAt - Date.now()));
@@ -271,7 +302,10 @@ export class ResilientHttpClient implements HttpClient {
     const onDeadline = () => controller.abort(ctx.signal.reason);
     if (ctx.signal.aborted) onDeadline();
     else ctx.signal.addEventListener('abort', onDeadline, { once: true });
-    const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), budget);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      budget,
+    );
     const a: Attempt = { tier, signal: controller.signal, st, session };
     const t0 = performance.now();
     try {
@@ -323,10 +357,15 @@ export class ResilientHttpClient implements HttpClient {
     // The home page is not the data: only decisive markers and block statuses count.
     const block = judgeAnswer(res, { expect: 'html' }, a.st.descriptor, { data: false });
     if (block) {
-      throw fail('upstream_blocked', `${a.st.descriptor.id} answered the home-page warm-up with a ${block.reason}`, 'blocked', {
-        upstreamStatus: res.status,
-        snippet: res.body,
-      });
+      throw fail(
+        'upstream_blocked',
+        `${a.st.descriptor.id} answered the home-page warm-up with a ${block.reason}`,
+        'blocked',
+        {
+          upstreamStatus: res.status,
+          snippet: res.body,
+        },
+      );
     }
   }
 
@@ -345,7 +384,12 @@ export class ResilientHttpClient implements HttpClient {
       const wire = toWireUrl(real, override);
       const headers = this.headersFor(d, a.session, req, real, method);
       await a.st.limiter.pace(a.signal);
-      const res = await a.session.wire.fetch(wire.href, { method, headers, ...(body !== undefined ? { body } : {}), signal: a.signal });
+      const res = await a.session.wire.fetch(wire.href, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: a.signal,
+      });
       for (const c of res.headers.getSetCookie()) a.session.jar.setCookie(c, real.href);
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location) {
@@ -363,10 +407,17 @@ export class ResilientHttpClient implements HttpClient {
     throw fail('upstream_error', `${d.id} redirected more than ${MAX_REDIRECTS} times (redirect loop?)`, 'fatal');
   }
 
-  private headersFor(d: MarketplaceDescriptor, session: Session, req: UpstreamRequest, real: URL, method: string): Record<string, string> {
+  private headersFor(
+    d: MarketplaceDescriptor,
+    session: Session,
+    req: UpstreamRequest,
+    real: URL,
+    method: string,
+  ): Record<string, string> {
     const own = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const headers: Record<string, string> = { ...browserHeaders(d, real, req.expect, method), ...own };
-    if (req.body !== undefined && method !== 'GET' && !headers['content-type']) headers['content-type'] = 'application/json';
+    if (req.body !== undefined && method !== 'GET' && !headers['content-type'])
+      headers['content-type'] = 'application/json';
     const token = d.csrfCookie && req.expect === 'json' ? session.jar.get(d.csrfCookie, real.href) : undefined;
     if (token && !headers['x-csrf-token']) headers['x-csrf-token'] = token;
     const cookie = mergeCookies(session.jar.getCookieString(real.href), own.cookie);
@@ -390,7 +441,10 @@ export class ResilientHttpClient implements HttpClient {
     await a.st.limiter.pace(a.signal);
     const res = await a.session.wire.fetch(target, {
       method: req.method ?? 'GET',
-      headers: { accept: req.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,*/*;q=0.8', ...(req.headers ?? {}) },
+      headers: {
+        accept: req.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,*/*;q=0.8',
+        ...(req.headers ?? {}),
+      },
       ...(req.body !== undefined ? { body: req.body } : {}),
       signal: a.signal,
     });
@@ -402,7 +456,12 @@ export class ResilientHttpClient implements HttpClient {
     const d = a.st.descriptor;
     const direct = this.session(a.st, 'direct');
     await a.st.limiter.pace(a.signal);
-    const out = await this.options.browser!.fetch(req, { marketplace: d.id, descriptor: d, signal: a.signal, cookies: direct.jar.getCookieString(real.href) });
+    const out = await this.options.browser!.fetch(req, {
+      marketplace: d.id,
+      descriptor: d,
+      signal: a.signal,
+      cookies: direct.jar.getCookieString(real.href),
+    });
     const final = new URL(out.url);
     const why = urlRejection(d, final);
     if (why) throw fail('upstream_error', `${d.id} (browser) ended outside its hosts: ${why}`, 'fatal');
@@ -416,16 +475,28 @@ export class ResilientHttpClient implements HttpClient {
     const block = judgeAnswer(res, req, d);
     const retryAfter = retryAfterSeconds(res.headers['retry-after']);
     if (block) {
-      throw fail('upstream_blocked', `${d.id} answered with a ${block.reason}`, 'blocked', { upstreamStatus: res.status, retryAfter, snippet: res.body });
-    }
-    if (res.status === 429) {
-      throw fail('upstream_blocked', `${d.id} is throttling us (HTTP 429${retryAfter !== undefined ? `, Retry-After ${retryAfter} s` : ''})`, 'throttled', {
-        upstreamStatus: 429,
+      throw fail('upstream_blocked', `${d.id} answered with a ${block.reason}`, 'blocked', {
+        upstreamStatus: res.status,
         retryAfter,
+        snippet: res.body,
       });
     }
+    if (res.status === 429) {
+      throw fail(
+        'upstream_blocked',
+        `${d.id} is throttling us (HTTP 429${retryAfter !== undefined ? `, Retry-After ${retryAfter} s` : ''})`,
+        'throttled',
+        {
+          upstreamStatus: 429,
+          retryAfter,
+        },
+      );
+    }
     if (res.status >= 500) {
-      throw fail('upstream_error', `${d.id} answered HTTP ${res.status}`, 'http_5xx', { upstreamStatus: res.status, snippet: res.body });
+      throw fail('upstream_error', `${d.id} answered HTTP ${res.status}`, 'http_5xx', {
+        upstreamStatus: res.status,
+        snippet: res.body,
+      });
     }
   }
 
@@ -437,7 +508,9 @@ export class ResilientHttpClient implements HttpClient {
     }
     const name = (e as Error)?.constructor?.name ?? '';
     if (attemptSignal.aborted || /Timeout/.test(name)) {
-      return fail('upstream_timeout', `${mp} did not answer within the per-attempt timeout`, 'attempt_timeout', { cause: e });
+      return fail('upstream_timeout', `${mp} did not answer within the per-attempt timeout`, 'attempt_timeout', {
+        cause: e,
+      });
     }
     const message = String((e as Error)?.message ?? e).split('\n')[0];
     const reason = /Connection refused|ConnectionRefused/i.test(String((e as Error)?.message))

@@ -9,7 +9,10 @@ import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 /**
  * @example tiersFor(config, goat) // ['direct', 'proxy'] when MARKETLENS_PROXY_URLS is set
  */
-export function tiersFor(config: Config, marketplace: Pick<MarketplaceDescriptor, 'id' | 'browserByDefault'>): FetchTier[] {
+export function tiersFor(
+  config: Config,
+  marketplace: Pick<MarketplaceDescriptor, 'id' | 'browserByDefault'>,
+): FetchTier[] {
   const configured = config.marketplaces[marketplace.id]?.tiers;
   if (configured) return configured;
   const tiers: FetchTier[] = ['direct'];

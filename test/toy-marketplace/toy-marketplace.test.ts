@@ -68,20 +68,32 @@ describe('a toy sixth marketplace', () => {
   });
 
   it('validates its parameters before any upstream request', async () => {
-    const body = expectProblem(await app.inject({ url: '/api/v1/scraper/toy/price?query=robot', headers: auth }), 400, 'invalid_parameter');
+    const body = expectProblem(
+      await app.inject({ url: '/api/v1/scraper/toy/price?query=robot', headers: auth }),
+      400,
+      'invalid_parameter',
+    );
     expect(body.errors[0].param).toBe('query');
     expect(shop.requests).toHaveLength(0);
   });
 
   it('its own block marker, served with 200, is upstream_blocked after a retry on a new session', async () => {
     shop.serve('/api/toys/7', '<html><head><title>Toy wall</title></head></html>');
-    expectProblem(await app.inject({ url: '/api/v1/scraper/toy/price?query=7', headers: auth }), 503, 'upstream_blocked');
+    expectProblem(
+      await app.inject({ url: '/api/v1/scraper/toy/price?query=7', headers: auth }),
+      503,
+      'upstream_blocked',
+    );
     expect(shop.count('/api/toys/7')).toBe(3); // MARKETLENS_RETRY_ATTEMPTS default 3, each on a fresh session
   });
 
   it('a redirect off its hosts is refused (SSRF guard from its descriptor)', async () => {
     shop.on('/api/toys/9', (_req, res) => void res.writeHead(302, { location: 'https://evil.example/x' }).end());
-    const body = expectProblem(await app.inject({ url: '/api/v1/scraper/toy/price?query=9', headers: auth }), 502, 'upstream_error');
+    const body = expectProblem(
+      await app.inject({ url: '/api/v1/scraper/toy/price?query=9', headers: auth }),
+      502,
+      'upstream_error',
+    );
     expect(body.detail).toMatch(/not a Toy Shop host/);
   });
 

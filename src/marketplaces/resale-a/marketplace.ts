@@ -19,5 +19,6 @@ export const resaleAMarketplace = defineMarketplace({
   ],
   // Pages carry __NEXT_DATA__ (or the older react-query script); GraphQL answers JSON. A PerimeterX block JSON
   // (`{"appId":"PX…","blockScript":…}`) is JSON too, but its decisive generic marker is judged first.
-  looksReal: (res, req) => (req.expect === 'json' ? isJsonBody(res) : hasNextData(res) || /data-name=["']?query/.test(res.body)),
+  looksReal: (res, req) =>
+    req.expect === 'json' ? isJsonBody(res) : hasNextData(res) || /data-name=["']?query/.test(res.body),
 });
