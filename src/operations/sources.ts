@@ -45,7 +45,7 @@ export async function fetchSources<N extends string>(plan: readonly SourcePlan<N
   return out;
 }
 
-export function toSourceError(e: MarketlensError): SourceError {
+function toSourceError(e: MarketlensError): SourceError {
   return {
     code: e.code,
     message: e.message,

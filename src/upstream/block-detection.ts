@@ -10,7 +10,7 @@ import type { UpstreamRequest, UpstreamResponse } from './http-client.js';
 const BLOCK_STATUSES = new Set([401, 403, 429, 503]);
 
 /** Bot managers every marketplace may sit behind. Decisive ones are whole block pages; the others are traces. */
-export const GENERIC_MARKERS: readonly BlockMarker[] = [
+const GENERIC_MARKERS: readonly BlockMarker[] = [
   {
     name: 'Cloudflare challenge',
     test: /<title>\s*Just a moment|cf-browser-verification|id="challenge-form"|cf_chl_opt/i,

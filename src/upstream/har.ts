@@ -61,7 +61,7 @@ const SECRET_PARAMS = /^(api_?key|access_?token|token|key)$/i;
 const REDACTED = '[redacted]';
 
 /** The URL with credential parameters blanked, as it may be written to disk. */
-export function redactUrl(url: URL): URL {
+function redactUrl(url: URL): URL {
   const out = new URL(url.href);
   for (const name of [...out.searchParams.keys()]) if (SECRET_PARAMS.test(name)) out.searchParams.set(name, REDACTED);
   return out;
@@ -159,7 +159,7 @@ function operationNameOf(body: string | undefined): string | undefined {
  * Loads a HAR file and checks its shape (a clear message beats a TypeError later).
  * @example loadHar('lookup.har').log.entries.length
  */
-export function loadHar(path: string): Har {
+function loadHar(path: string): Har {
   let har: Har;
   try {
     har = JSON.parse(readFileSync(path, 'utf8')) as Har;

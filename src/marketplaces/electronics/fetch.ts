@@ -12,8 +12,8 @@ import type { ElectronicsBodies, SourceName } from './bodies.js';
 import { skuFromPage } from './parse-page.js';
 import { parseProductQuery } from './sku.js';
 
-export const BESTBUY_ORIGIN = 'https://www.bestbuy.com';
-export const BESTBUY_API_ORIGIN = 'https://api.bestbuy.com';
+const BESTBUY_ORIGIN = 'https://www.bestbuy.com';
+const BESTBUY_API_ORIGIN = 'https://api.bestbuy.com';
 /** The reviews page and order we ask for (the spec observed BEST_REVIEW). */
 export const REVIEWS_REQUEST = { page: 1, sort: 'BEST_REVIEW', pageSize: 20 } as const;
 

@@ -12,7 +12,7 @@ import type { UpstreamResponse } from '../../upstream/http-client.js';
 import { localePathPrefix, type ResaleALocale } from './locale.js';
 
 export const STOCKX_ORIGIN = 'https://stockx.com';
-export const GRAPHQL_URL = `${STOCKX_ORIGIN}/api/p/e`;
+const GRAPHQL_URL = `${STOCKX_ORIGIN}/api/p/e`;
 
 /** Web client build seen in the newest public client (notes §2.A, 2026-01). */
 const CLIENT_VERSION = '2026.01.04.01';
@@ -24,7 +24,7 @@ const SESSION_ID = randomUUID();
  * Headers of a web-client GraphQL request.
  * @example graphqlHeaders('Browse', { country: 'US', currency: 'USD', language: 'en-US' }, 'https://stockx.com/')
  */
-export function graphqlHeaders(operationName: string, locale: ResaleALocale, referer: string): Record<string, string> {
+function graphqlHeaders(operationName: string, locale: ResaleALocale, referer: string): Record<string, string> {
   return {
     accept: 'application/json',
     'content-type': 'application/json',
