@@ -100,15 +100,15 @@ const globalShape = {
   /** How old a cached answer may be and still be served when the live fetch fails (seconds; 0 = never). */
   MARKETLENS_STALE_IF_ERROR: int(0, 31_536_000).default(86_400),
   MARKETLENS_CACHE_MAX_BYTES: int(1024 * 1024, 64 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
-  MARKETLENS_BESTBUY_API_KEY: z.string().min(1).optional(),
   MARKETLENS_BROWSER_PATH: z.string().min(1).optional(),
   MARKETLENS_BROWSER_POOL_SIZE: int(1, 64).default(4),
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
-function marketplaceShape(mp: Pick<MarketplaceDescriptor, 'envName'>) {
+function marketplaceShape(mp: Pick<MarketplaceDescriptor, 'envName' | 'settings'>) {
   const p = `MARKETLENS_${mp.envName}_`;
   return {
+    ...mp.settings,
     [`${p}ORIGIN`]: origin.optional(),
     [`${p}TIMEOUT_MS`]: int(100, 300_000).optional(),
     [`${p}CONCURRENCY`]: int(1, 1000).default(8),
@@ -119,7 +119,7 @@ function marketplaceShape(mp: Pick<MarketplaceDescriptor, 'envName'>) {
   } as Record<string, z.ZodType>;
 }
 
-function envSchemaFor(marketplaces: readonly Pick<MarketplaceDescriptor, 'envName'>[]) {
+function envSchemaFor(marketplaces: readonly Pick<MarketplaceDescriptor, 'envName' | 'settings'>[]) {
   return z.object({ ...globalShape, ...Object.assign({}, ...marketplaces.map(marketplaceShape)) });
 }
 const envSchema = envSchemaFor(MARKETPLACE_DESCRIPTORS);
@@ -135,6 +135,8 @@ export interface MarketplaceConfig {
   /** Fetch tiers in order; default: direct, then proxy and unblocker when configured. */
   tiers?: FetchTier[];
   proxyUrls?: string[];
+  /** The marketplace's own variables (its descriptor's `settings`), by full name. */
+  settings: Record<string, unknown>;
 }
 
 export interface Config {
@@ -164,7 +166,6 @@ export interface Config {
   ttl: { prices: number; products: number; searches: number; finder: number };
   staleIfErrorSeconds: number;
   cacheMaxBytes: number;
-  bestbuyApiKey?: string;
   browserPath?: string;
   browserPoolSize: number;
   /** By marketplace id: every marketplace of the registry the configuration was loaded for. */
@@ -189,7 +190,7 @@ export function readEnv(cwd = process.cwd()): Record<string, string | undefined>
 export function loadConfig(
   env: Record<string, string | undefined> = readEnv(),
   /** The marketplaces whose MARKETLENS_<MP>_* variables exist (a registry with a runtime-added one passes its list). */
-  descriptors: readonly Pick<MarketplaceDescriptor, 'id' | 'envName'>[] = MARKETPLACE_DESCRIPTORS,
+  descriptors: readonly Pick<MarketplaceDescriptor, 'id' | 'envName' | 'settings'>[] = MARKETPLACE_DESCRIPTORS,
 ): Config {
   const schema = descriptors === MARKETPLACE_DESCRIPTORS ? envSchema : envSchemaFor(descriptors);
   const relevant: Record<string, string> = {};
@@ -218,6 +219,7 @@ export function loadConfig(
       maxQueue: e[`${p}MAX_QUEUE`],
       tiers: e[`${p}TIERS`],
       proxyUrls: e[`${p}PROXY_URLS`],
+      settings: Object.fromEntries(Object.keys(mp.settings ?? {}).map((name) => [name, e[name]])),
     };
   }
   return {
@@ -252,7 +254,6 @@ export function loadConfig(
     },
     staleIfErrorSeconds: e.MARKETLENS_STALE_IF_ERROR,
     cacheMaxBytes: e.MARKETLENS_CACHE_MAX_BYTES,
-    bestbuyApiKey: e.MARKETLENS_BESTBUY_API_KEY,
     browserPath: browserPath(e.MARKETLENS_BROWSER_PATH),
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
     marketplaces,

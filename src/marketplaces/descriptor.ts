@@ -3,6 +3,7 @@
  * (`<mp>/marketplace.ts`), listed once in `catalog.ts`. The upstream layer (SSRF guard, browser headers, warm-up,
  * tiers, block judging) reads only this; it names no marketplace itself. See README.md in this folder.
  */
+import type { z } from 'zod';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/http-client.js';
 
 /** A bot-manager answer recognised by its body. */
@@ -28,6 +29,11 @@ export interface MarketplaceDescriptor<Id extends string = string> {
   hosts: readonly string[];
   /** Infix of its configuration variables: MARKETLENS_<envName>_ORIGIN, _TIERS, … */
   envName: string;
+  /**
+   * Its own configuration variables beyond the generated MARKETLENS_<envName>_* ones, by full name, parsed with the
+   * rest of the configuration; read as `config.marketplaces[id].settings[NAME]`.
+   */
+  settings?: Readonly<Record<string, z.ZodType>>;
   /** The site's front door: Referer/Origin for API calls made "from" its pages. */
   home: string;
   /**

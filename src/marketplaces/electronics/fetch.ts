@@ -9,6 +9,7 @@ import { expectOk } from '../../upstream/expect.js';
 import type { UpstreamRequest } from '../../upstream/http-client.js';
 import { allFailed, fetchSources } from '../../operations/sources.js';
 import type { ElectronicsBodies, SourceName } from './bodies.js';
+import { bestbuyApiKey } from './marketplace.js';
 import { skuFromPage } from './parse-page.js';
 import { parseProductQuery } from './sku.js';
 
@@ -118,7 +119,7 @@ export async function fetchElectronicsBodies(ctx: FetchContext, query: string): 
   }
   bodies.sku = sku;
 
-  const sources = plan(sku, bodies.page === undefined, ctx.config.bestbuyApiKey);
+  const sources = plan(sku, bodies.page === undefined, bestbuyApiKey(ctx.config));
   const fetched = await fetchSources(sources.map(({ name, request, what }) => ({ name, fetch: () => get(ctx, request, what) })));
   Object.assign(bodies, fetched.bodies);
   bodies.errors = fetched.errors;
