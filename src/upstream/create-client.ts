@@ -32,8 +32,8 @@ export function createHttpClient(
   observer?: UpstreamObserver,
   options: CreateClientOptions = {},
 ): HttpClient {
-  if (config.replay) return new HarReplayClient(config.replay);
   const marketplaces = options.marketplaces ?? MARKETPLACE_DESCRIPTORS;
+  if (config.replay) return new HarReplayClient(config.replay, marketplaces);
   // stderr: the CLI prints records on stdout.
   const logger = options.logger ?? pino({ level: config.logLevel, name: 'upstream' }, stderr());
   // Chromium itself starts only on the first lookup that reaches the browser tier.

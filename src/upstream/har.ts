@@ -11,7 +11,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MarketlensError } from '../errors.js';
-import { detectBlock } from './block-detection.js';
+import { MARKETPLACE_DESCRIPTORS } from '../marketplaces/catalog.js';
+import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
+import { judgeAnswer } from './block-detection.js';
 import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
 
 interface HarNameValue {
@@ -176,8 +178,12 @@ export class HarReplayClient implements HttpClient {
   /** How many times each entry was used: repeated identical requests take successive entries. */
   private readonly used = new Map<HarEntry, number>();
 
-  constructor(har: Har | string) {
+  private readonly descriptors: Map<string, MarketplaceDescriptor>;
+
+  /** `marketplaces`: whose descriptors judge replayed answers, as the live client does (the built-in ones by default). */
+  constructor(har: Har | string, marketplaces: readonly MarketplaceDescriptor[] = MARKETPLACE_DESCRIPTORS) {
     this.entries = (typeof har === 'string' ? loadHar(har) : har).log.entries;
+    this.descriptors = new Map(marketplaces.map((d) => [d.id, d]));
   }
 
   async request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse> {
@@ -205,7 +211,7 @@ export class HarReplayClient implements HttpClient {
       const body = res.content.encoding === 'base64' ? Buffer.from(text, 'base64').toString('utf8') : text;
       const answer = { status: res.status, url: entry._finalUrl ?? url, headers, body };
       // Same verdicts as the live client, so a replayed block or 5xx fails the way it did live.
-      const block = detectBlock(answer.status, headers, body, req.expect);
+      const block = judgeAnswer(answer, req, this.descriptors.get(ctx.marketplace));
       if (block) throw new MarketlensError('upstream_blocked', `${ctx.marketplace} answered with a ${block.reason} (replayed)`, { upstreamStatus: answer.status });
       if (answer.status >= 500) throw new MarketlensError('upstream_error', `${ctx.marketplace} answered HTTP ${answer.status} (replayed)`, { upstreamStatus: answer.status });
       return answer;
