@@ -81,7 +81,14 @@ export class HarRecorder {
    * Adds one exchange to the lookup's HAR (and rewrites the file, so a crash keeps what was fetched).
    * @example recorder.record(signal, 'resale-b', req, res, startedAt, 120)
    */
-  record(signal: AbortSignal, marketplace: string, req: UpstreamRequest, res: UpstreamResponse, started: Date, ms: number): void {
+  record(
+    signal: AbortSignal,
+    marketplace: string,
+    req: UpstreamRequest,
+    res: UpstreamResponse,
+    started: Date,
+    ms: number,
+  ): void {
     let lookup = this.lookups.get(signal);
     if (!lookup) {
       mkdirSync(this.dir, { recursive: true });
@@ -116,7 +123,9 @@ function toEntry(req: UpstreamRequest, res: UpstreamResponse, started: Date, ms:
       cookies: [],
       headers,
       queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
-      ...(req.body !== undefined ? { postData: { mimeType: req.headers?.['content-type'] ?? 'application/json', text: req.body } } : {}),
+      ...(req.body !== undefined
+        ? { postData: { mimeType: req.headers?.['content-type'] ?? 'application/json', text: req.body } }
+        : {}),
       headersSize: -1,
       bodySize: req.body === undefined ? 0 : Buffer.byteLength(req.body),
     },
@@ -142,7 +151,9 @@ function toEntry(req: UpstreamRequest, res: UpstreamResponse, started: Date, ms:
 export function requestKey(method: string, url: string): string {
   const u = new URL(url);
   // Credentials are redacted in recordings, so they take no part in matching.
-  const query = [...u.searchParams].filter(([name]) => !SECRET_PARAMS.test(name)).sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+  const query = [...u.searchParams]
+    .filter(([name]) => !SECRET_PARAMS.test(name))
+    .sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
   return `${method.toUpperCase()} ${u.host.toLowerCase()}${u.pathname} ${new URLSearchParams(query).toString()}`;
 }
 
@@ -168,7 +179,8 @@ function loadHar(path: string): Har {
   } catch (e) {
     throw new MarketlensError('internal', `cannot read HAR file ${path}: ${(e as Error).message}`);
   }
-  if (!Array.isArray(har?.log?.entries)) throw new MarketlensError('internal', `${path} is not a HAR file (no log.entries)`);
+  if (!Array.isArray(har?.log?.entries))
+    throw new MarketlensError('internal', `${path} is not a HAR file (no log.entries)`);
   return har;
 }
 
@@ -212,8 +224,14 @@ export class HarReplayClient implements HttpClient {
       const answer = { status: res.status, url: entry._finalUrl ?? url, headers, body };
       // Same verdicts as the live client, so a replayed block or 5xx fails the way it did live.
       const block = judgeAnswer(answer, req, this.descriptors.get(ctx.marketplace));
-      if (block) throw new MarketlensError('upstream_blocked', `${ctx.marketplace} answered with a ${block.reason} (replayed)`, { upstreamStatus: answer.status });
-      if (answer.status >= 500) throw new MarketlensError('upstream_error', `${ctx.marketplace} answered HTTP ${answer.status} (replayed)`, { upstreamStatus: answer.status });
+      if (block)
+        throw new MarketlensError('upstream_blocked', `${ctx.marketplace} answered with a ${block.reason} (replayed)`, {
+          upstreamStatus: answer.status,
+        });
+      if (answer.status >= 500)
+        throw new MarketlensError('upstream_error', `${ctx.marketplace} answered HTTP ${answer.status} (replayed)`, {
+          upstreamStatus: answer.status,
+        });
       return answer;
     }
     throw new MarketlensError('upstream_error', `${ctx.marketplace} redirected more than 5 times (replayed)`);

@@ -39,4 +39,3 @@ export class ProxyPool {
     this.restingUntil.set(url, this.now() + this.restMs);
   }
 }
-

@@ -120,12 +120,16 @@ export class ChromiumFetcher implements BrowserFetcher {
       const answer = await this.ask(site, page, request, real, wire);
       const bytes = Buffer.byteLength(answer.body);
       if (this.options.maxBodyBytes !== undefined && bytes > this.options.maxBodyBytes) {
-        throw new MarketlensError('upstream_error', `${mp} (browser): answer of ${bytes} bytes is over the ${this.options.maxBodyBytes}-byte limit`);
+        throw new MarketlensError(
+          'upstream_error',
+          `${mp} (browser): answer of ${bytes} bytes is over the ${this.options.maxBodyBytes}-byte limit`,
+        );
       }
       const finalWire = new URL(answer.url);
       // A redirect off the site ends on the guard's refusal page: an error, not that page.
       const left = this.targetRejection(descriptor, finalWire);
-      if (left !== undefined) throw new MarketlensError('upstream_error', `${mp} (browser) tried to leave its hosts: ${left}`);
+      if (left !== undefined)
+        throw new MarketlensError('upstream_error', `${mp} (browser) tried to leave its hosts: ${left}`);
       const finalReal = toRealUrl(answer.url, real, wire, override);
       const cookies = (await site.context.cookies(finalWire.href)).map((c) => toSetCookie(c, override !== undefined));
       return { status: answer.status, url: finalReal.href, headers: answer.headers, body: answer.body, cookies };
@@ -153,7 +157,11 @@ export class ChromiumFetcher implements BrowserFetcher {
     return {
       pool: this.pool.stats(),
       launches: this.launches,
-      sites: [...this.live.values()].map((s) => ({ marketplace: s.marketplace, userDataDir: s.userDataDir, refused: [...s.proxy.refusals] })),
+      sites: [...this.live.values()].map((s) => ({
+        marketplace: s.marketplace,
+        userDataDir: s.userDataDir,
+        refused: [...s.proxy.refusals],
+      })),
     };
   }
 
@@ -180,7 +188,8 @@ export class ChromiumFetcher implements BrowserFetcher {
         method,
         headers: request.headers ?? {},
         body: request.body,
-        accept: request.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,application/xhtml+xml,*/*;q=0.8',
+        accept:
+          request.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,application/xhtml+xml,*/*;q=0.8',
       });
     let onSite = false;
     if (!sameOrigin(page.url(), home)) {
@@ -239,11 +248,21 @@ export class ChromiumFetcher implements BrowserFetcher {
     } catch (e) {
       await proxy.stop();
       await removeProfile(userDataDir);
-      throw new Error(`could not start Chromium (${this.options.executablePath}): ${String((e as Error).message).split('\n')[0]}`, { cause: e });
+      throw new Error(
+        `could not start Chromium (${this.options.executablePath}): ${String((e as Error).message).split('\n')[0]}`,
+        { cause: e },
+      );
     }
     this.launches++;
     let goneResolve!: () => void;
-    const site: Site = { marketplace: mp, descriptor, context, userDataDir, proxy, gone: new Promise<void>((r) => (goneResolve = r)) };
+    const site: Site = {
+      marketplace: mp,
+      descriptor,
+      context,
+      userDataDir,
+      proxy,
+      gone: new Promise<void>((r) => (goneResolve = r)),
+    };
     this.live.set(mp, site);
     // A crash or close ends the context: forget it, so the next lookup launches a fresh browser.
     context.on('close', () => {
@@ -263,7 +282,8 @@ export class ChromiumFetcher implements BrowserFetcher {
       this.sites.delete(mp);
     }
     this.pool.drop(mp);
-    if (!this.closed) this.options.logger?.warn({ marketplace: mp }, 'browser went away; the next lookup starts a new one');
+    if (!this.closed)
+      this.options.logger?.warn({ marketplace: mp }, 'browser went away; the next lookup starts a new one');
     await site.proxy.stop();
     await removeProfile(site.userDataDir);
   }
@@ -313,8 +333,15 @@ export class ChromiumFetcher implements BrowserFetcher {
     if (e instanceof MarketlensError || signal.aborted) return e;
     const message = String((e as Error)?.message ?? e).split('\n')[0]!;
     const refusal = site.proxy.refusals.at(-1);
-    if (refusal && /ERR_BLOCKED_BY_CLIENT|ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_ACCESS_DENIED|Failed to fetch/i.test(message)) {
-      return new MarketlensError('upstream_error', `${mp} (browser) tried to leave its hosts (last refused: ${refusal.target})`, { cause: e });
+    if (
+      refusal &&
+      /ERR_BLOCKED_BY_CLIENT|ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_ACCESS_DENIED|Failed to fetch/i.test(message)
+    ) {
+      return new MarketlensError(
+        'upstream_error',
+        `${mp} (browser) tried to leave its hosts (last refused: ${refusal.target})`,
+        { cause: e },
+      );
     }
     return new Error(`browser: ${message}`, { cause: e });
   }
@@ -343,7 +370,6 @@ function ownCookieHeader(request: UpstreamRequest): string | undefined {
   for (const [k, v] of Object.entries(request.headers ?? {})) if (k.toLowerCase() === 'cookie') return v;
   return undefined;
 }
-
 
 /**
  * Runs `work` on the leased page until `signal` fires. At the deadline the lookup fails at once and the page is
