@@ -17,9 +17,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
+import { isMarketlensError } from '../src/errors.js';
 import { extractFilterCodes, mergeFoundCodes, renderCatalogFile, type CatalogFile, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
 import { FINDER_CATALOG_FILE } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
-import { isChallengePage } from '../src/marketplaces/watchmarket/search.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
 
 const DEFAULT_PAGES = [
@@ -62,12 +62,20 @@ async function fetchLive(urls: string[], found: FoundCode[]): Promise<boolean> {
   const http = createHttpClient(config);
   try {
     for (const url of urls) {
-      const res = await http.request(
-        { url, expect: 'html', label: 'catalog_refresh', headers: { 'accept-language': 'en-US,en;q=0.9' } },
-        { marketplace: 'watchmarket', signal: AbortSignal.timeout(config.deadlineMs) },
-      );
-      if (isChallengePage(res) || res.status !== 200) {
-        console.error(`${url}: HTTP ${res.status}${isChallengePage(res) ? ' (Cloudflare challenge: configure a proxy or unblocker, or save the page from a browser and use --from)' : ''}`);
+      // A Cloudflare challenge, whatever its status, is judged by the client: it throws upstream_blocked.
+      const res = await http
+        .request(
+          { url, expect: 'html', label: 'catalog_refresh', headers: { 'accept-language': 'en-US,en;q=0.9' } },
+          { marketplace: 'watchmarket', signal: AbortSignal.timeout(config.deadlineMs) },
+        )
+        .catch((e: unknown) => {
+          if (isMarketlensError(e) && e.code === 'upstream_blocked') {
+            throw new Error(`${url}: ${e.message} (Cloudflare challenge: configure a proxy, unblocker or the browser tier, or save the page from a browser and use --from)`);
+          }
+          throw e;
+        });
+      if (res.status !== 200) {
+        console.error(`${url}: HTTP ${res.status}`);
         return false;
       }
       const codes = extractFilterCodes(res.body);

@@ -9,7 +9,7 @@ import { MarketlensError } from './errors.js';
 import { InvalidKeyOptions } from './keys/key-store.js';
 import { openKeys } from './keys/open-keys.js';
 import { readUsageCounts } from './limits/usage-report.js';
-import { LookupService, parseAndCheck } from './operations/lookup.js';
+import { LookupService, parseChecked } from './operations/lookup.js';
 import { getOperation } from './operations/registry.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
 import { buildApp } from './server/app.js';
@@ -286,9 +286,8 @@ function parse(_config: Config, args: string[]): number {
   if (files.length === 0) throw new UsageError(`Usage: marketlens parse ${op.name} FILE… [key=value…]`);
   const saved = files.map((path) => ({ path, text: readFileSync(path, 'utf8') }));
   const bodies = op.bodiesFromFiles(saved, params);
-  const record = parseAndCheck(op, bodies, params);
+  const { record, missing } = parseChecked(op, bodies, params);
   console.log(JSON.stringify(record, null, 2));
-  const missing = op.missingParts?.(bodies) ?? [];
   if (missing.length > 0) console.error(`Missing parts: ${missing.join(', ')}`);
   return 0;
 }

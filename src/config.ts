@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
-import { MARKETPLACES, MARKETPLACE_INFO, type Marketplace } from './marketplaces/catalog.js';
+import { MARKETPLACE_DESCRIPTORS } from './marketplaces/catalog.js';
+import type { MarketplaceDescriptor } from './marketplaces/descriptor.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -54,7 +55,7 @@ export const FETCH_TIERS = ['direct', 'proxy', 'unblocker', 'browser'] as const;
 export type FetchTier = (typeof FETCH_TIERS)[number];
 const tierList = commaList.pipe(z.array(z.enum(FETCH_TIERS)).min(1));
 
-/** Global variables. Per-marketplace ones are generated below from MARKETPLACE_INFO. */
+/** Global variables. Per-marketplace ones are generated below from the marketplace descriptors. */
 const globalShape = {
   MARKETLENS_HOST: z.string().min(1).default('0.0.0.0'),
   MARKETLENS_PORT: int(0, 65535).default(8080),
@@ -109,7 +110,6 @@ const globalShape = {
   /** How old a cached answer may be and still be served when the live fetch fails (seconds; 0 = never). */
   MARKETLENS_STALE_IF_ERROR: int(0, 31_536_000).default(86_400),
   MARKETLENS_CACHE_MAX_BYTES: int(1024 * 1024, 64 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
-  MARKETLENS_BESTBUY_API_KEY: z.string().min(1).optional(),
   MARKETLENS_BROWSER_PATH: z.string().min(1).optional(),
   MARKETLENS_BROWSER_POOL_SIZE: int(1, 64).default(4),
   /** Base URL clients reach the service at, for OpenAPI `servers` (default: the scheme and Host of each request). */
@@ -128,9 +128,10 @@ const globalShape = {
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
-function marketplaceShape(mp: Marketplace) {
-  const p = `MARKETLENS_${MARKETPLACE_INFO[mp].envName}_`;
+function marketplaceShape(mp: Pick<MarketplaceDescriptor, 'envName' | 'settings'>) {
+  const p = `MARKETLENS_${mp.envName}_`;
   return {
+    ...mp.settings,
     [`${p}ORIGIN`]: origin.optional(),
     [`${p}TIMEOUT_MS`]: int(100, 300_000).optional(),
     [`${p}CONCURRENCY`]: int(1, 1000).default(8),
@@ -141,10 +142,10 @@ function marketplaceShape(mp: Marketplace) {
   } as Record<string, z.ZodType>;
 }
 
-const envSchema = z.object({
-  ...globalShape,
-  ...Object.assign({}, ...MARKETPLACES.map(marketplaceShape)),
-});
+function envSchemaFor(marketplaces: readonly Pick<MarketplaceDescriptor, 'envName' | 'settings'>[]) {
+  return z.object({ ...globalShape, ...Object.assign({}, ...marketplaces.map(marketplaceShape)) });
+}
+const envSchema = envSchemaFor(MARKETPLACE_DESCRIPTORS);
 
 export interface MarketplaceConfig {
   /** Replaces scheme/host/port of every upstream URL (tests, mirrors); undefined = the real site. */
@@ -157,6 +158,8 @@ export interface MarketplaceConfig {
   /** Fetch tiers in order; default: direct, then proxy and unblocker when configured. */
   tiers?: FetchTier[];
   proxyUrls?: string[];
+  /** The marketplace's own variables (its descriptor's `settings`), by full name. */
+  settings: Record<string, unknown>;
 }
 
 export interface Config {
@@ -192,14 +195,14 @@ export interface Config {
   ttl: { prices: number; products: number; searches: number; finder: number };
   staleIfErrorSeconds: number;
   cacheMaxBytes: number;
-  bestbuyApiKey?: string;
   browserPath?: string;
   browserPoolSize: number;
   publicUrl?: string;
   resaleBProductKeys: 'snake' | 'camel';
   parseThreads: number;
   parseOffThreadBytes: number;
-  marketplaces: Record<Marketplace, MarketplaceConfig>;
+  /** By marketplace id: every marketplace of the registry the configuration was loaded for. */
+  marketplaces: Record<string, MarketplaceConfig>;
 }
 
 export class ConfigError extends Error {
@@ -217,26 +220,31 @@ export function readEnv(cwd = process.cwd()): Record<string, string | undefined>
  * Validates the MARKETLENS_* variables of `env` and returns the typed configuration.
  * @example loadConfig({ MARKETLENS_PORT: '9000' }).port // 9000
  */
-export function loadConfig(env: Record<string, string | undefined> = readEnv()): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = readEnv(),
+  /** The marketplaces whose MARKETLENS_<MP>_* variables exist (a registry with a runtime-added one passes its list). */
+  descriptors: readonly Pick<MarketplaceDescriptor, 'id' | 'envName' | 'settings'>[] = MARKETPLACE_DESCRIPTORS,
+): Config {
+  const schema = descriptors === MARKETPLACE_DESCRIPTORS ? envSchema : envSchemaFor(descriptors);
   const relevant: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     // An empty variable means "not set", as in most twelve-factor services.
     if (k.startsWith('MARKETLENS_') && v !== undefined && v !== '') relevant[k] = v;
   }
-  const unknown = Object.keys(relevant).filter((k) => !(k in envSchema.shape));
+  const unknown = Object.keys(relevant).filter((k) => !(k in schema.shape));
   if (unknown.length > 0) {
     throw new ConfigError(`Unknown configuration variable ${unknown.join(', ')} (see README, "Configuration")`);
   }
-  const parsed = envSchema.safeParse(relevant);
+  const parsed = schema.safeParse(relevant);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data as Record<string, any>;
-  const marketplaces = {} as Record<Marketplace, MarketplaceConfig>;
-  for (const mp of MARKETPLACES) {
-    const p = `MARKETLENS_${MARKETPLACE_INFO[mp].envName}_`;
-    marketplaces[mp] = {
+  const marketplaces: Record<string, MarketplaceConfig> = {};
+  for (const mp of descriptors) {
+    const p = `MARKETLENS_${mp.envName}_`;
+    marketplaces[mp.id] = {
       origin: e[`${p}ORIGIN`],
       timeoutMs: e[`${p}TIMEOUT_MS`],
       concurrency: e[`${p}CONCURRENCY`],
@@ -244,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
       maxQueue: e[`${p}MAX_QUEUE`],
       tiers: e[`${p}TIERS`],
       proxyUrls: e[`${p}PROXY_URLS`],
+      settings: Object.fromEntries(Object.keys(mp.settings ?? {}).map((name) => [name, e[name]])),
     };
   }
   return {
@@ -283,7 +292,6 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     },
     staleIfErrorSeconds: e.MARKETLENS_STALE_IF_ERROR,
     cacheMaxBytes: e.MARKETLENS_CACHE_MAX_BYTES,
-    bestbuyApiKey: e.MARKETLENS_BESTBUY_API_KEY,
     browserPath: browserPath(e.MARKETLENS_BROWSER_PATH),
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
     publicUrl: e.MARKETLENS_PUBLIC_URL,

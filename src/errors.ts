@@ -1,31 +1,46 @@
 /**
- * One error type for the whole service. Its `code` is a closed union (CONTRACT §3); `toProblem` in
- * src/server/problem.ts is the one place that turns it into HTTP.
+ * One error type for the whole service. Its `code` is a closed union (CONTRACT §3) whose behaviour is the flags of
+ * ERROR_CODES; `toProblem` in src/server/problem.ts is the one place that turns it into HTTP.
  */
+/**
+ * The behaviour of each code, as data (every set of codes elsewhere derives from these flags):
+ * - `upstream`: the failure is on the marketplace's side (not the caller's, not ours). A multi-source lookup drops
+ *   that source's part instead of failing, and stale-if-error may answer with an older record (`servesStale`).
+ * - `marketplaceFailing`: the marketplace itself misbehaved (5xx, block, timeout): counts against its circuit
+ *   breaker. A not-found or a changed format is the marketplace answering; a full queue or an open circuit is ours.
+ */
+const C = (status: number, title: string, flags: { upstream?: boolean; marketplaceFailing?: boolean } = {}) => ({
+  status,
+  title,
+  upstream: flags.upstream ?? false,
+  servesStale: flags.upstream ?? false,
+  marketplaceFailing: flags.marketplaceFailing ?? false,
+});
+
 export const ERROR_CODES = {
-  invalid_parameter: { status: 400, title: 'Invalid parameter', retryable: false },
+  invalid_parameter: C(400, 'Invalid parameter'),
   // HTTP-level failures before any route runs (src/server/client-errors.ts) and bodies over the limit.
-  bad_request: { status: 400, title: 'Malformed HTTP request', retryable: false },
-  request_timeout: { status: 408, title: 'Request not received in time', retryable: true },
-  body_too_large: { status: 413, title: 'Request body too large', retryable: false },
-  headers_too_large: { status: 431, title: 'Request headers too large', retryable: false },
-  missing_api_key: { status: 401, title: 'Missing API key', retryable: false },
-  invalid_api_key: { status: 401, title: 'Invalid API key', retryable: false },
-  key_disabled: { status: 403, title: 'API key disabled', retryable: false },
-  not_found: { status: 404, title: 'Product not found', retryable: false },
-  route_not_found: { status: 404, title: 'Route not found', retryable: false },
-  method_not_allowed: { status: 405, title: 'Method not allowed', retryable: false },
-  rate_limited: { status: 429, title: 'Rate limit exceeded', retryable: true },
-  quota_exceeded: { status: 429, title: 'Quota exceeded', retryable: true },
-  internal: { status: 500, title: 'Internal error', retryable: false },
-  not_implemented: { status: 501, title: 'Not implemented', retryable: false },
-  upstream_error: { status: 502, title: 'Upstream error', retryable: true },
-  upstream_changed: { status: 502, title: 'Upstream format changed', retryable: false },
-  upstream_blocked: { status: 503, title: 'Upstream blocked the request', retryable: true },
-  overloaded: { status: 503, title: 'Too many requests queued for this marketplace', retryable: true },
-  circuit_open: { status: 503, title: 'Marketplace temporarily failing', retryable: true },
-  upstream_timeout: { status: 504, title: 'Upstream timeout', retryable: true },
-} as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
+  bad_request: C(400, 'Malformed HTTP request'),
+  request_timeout: C(408, 'Request not received in time'),
+  body_too_large: C(413, 'Request body too large'),
+  headers_too_large: C(431, 'Request headers too large'),
+  missing_api_key: C(401, 'Missing API key'),
+  invalid_api_key: C(401, 'Invalid API key'),
+  key_disabled: C(403, 'API key disabled'),
+  not_found: C(404, 'Product not found'),
+  route_not_found: C(404, 'Route not found'),
+  method_not_allowed: C(405, 'Method not allowed'),
+  rate_limited: C(429, 'Rate limit exceeded'),
+  quota_exceeded: C(429, 'Quota exceeded'),
+  internal: C(500, 'Internal error'),
+  not_implemented: C(501, 'Not implemented'),
+  upstream_error: C(502, 'Upstream error', { upstream: true, marketplaceFailing: true }),
+  upstream_changed: C(502, 'Upstream format changed', { upstream: true }),
+  upstream_blocked: C(503, 'Upstream blocked the request', { upstream: true, marketplaceFailing: true }),
+  overloaded: C(503, 'Too many requests queued for this marketplace', { upstream: true }),
+  circuit_open: C(503, 'Marketplace temporarily failing', { upstream: true }),
+  upstream_timeout: C(504, 'Upstream timeout', { upstream: true, marketplaceFailing: true }),
+} as const satisfies Record<string, ReturnType<typeof C>>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -53,7 +68,6 @@ export class MarketlensError extends Error {
   override name = 'MarketlensError';
   readonly code: ErrorCode;
   readonly status: number;
-  readonly retryable: boolean;
   readonly errors?: ParamIssue[];
   readonly retryAfter?: number;
   readonly upstreamStatus?: number;
@@ -63,7 +77,6 @@ export class MarketlensError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = ERROR_CODES[code].status;
-    this.retryable = ERROR_CODES[code].retryable;
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
     this.upstreamStatus = options.upstreamStatus;
@@ -88,4 +101,12 @@ export function upstreamChanged(marketplace: string, what: string, snippet?: str
 
 export function isMarketlensError(e: unknown): e is MarketlensError {
   return e instanceof MarketlensError;
+}
+
+/**
+ * True for a failure on the marketplace's side: a multi-source lookup drops that source's part instead of failing.
+ * @example isUpstreamFailure(new MarketlensError('upstream_blocked', '…')) // true
+ */
+export function isUpstreamFailure(e: unknown): e is MarketlensError {
+  return e instanceof MarketlensError && ERROR_CODES[e.code].upstream;
 }

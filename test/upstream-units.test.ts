@@ -4,9 +4,12 @@ import { loadConfig } from '../src/config.js';
 import { detectBlock } from '../src/upstream/block-detection.js';
 import { CircuitBreaker } from '../src/upstream/circuit-breaker.js';
 import { CookieJar, mergeCookies } from '../src/upstream/cookie-jar.js';
-import { ImpitHttpClient } from '../src/upstream/impit-client.js';
+import { MARKETPLACE_DESCRIPTORS, MARKETPLACE_INFO } from '../src/marketplaces/catalog.js';
+import { ImpitTransport } from '../src/upstream/impit-transport.js';
+import { ResilientHttpClient } from '../src/upstream/resilient-client.js';
 import { MarketplaceLimiter } from '../src/upstream/limiter.js';
 import { browserHeaders, needsWarmUp } from '../src/upstream/profiles.js';
+import type { Config } from '../src/config.js';
 import { ProxyPool } from '../src/upstream/proxies.js';
 import { backoffMs, retryAfterSeconds } from '../src/upstream/retry.js';
 import { tiersFor, unblockerUrl } from '../src/upstream/tiers.js';
@@ -123,35 +126,35 @@ describe('CookieJar', () => {
 
 describe('browser header sets', () => {
   it('a JSON API call looks like the page\'s own fetch(); an HTML page like a navigation', () => {
-    const api = browserHeaders('resale-b', new URL('https://www.goat.com/web-api/v1/x'), 'json');
+    const api = browserHeaders(MARKETPLACE_INFO['resale-b'], new URL('https://www.goat.com/web-api/v1/x'), 'json');
     expect(api).toMatchObject({ accept: 'application/json, text/plain, */*', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin', referer: 'https://www.goat.com/' });
     expect(api.origin).toBeUndefined();
-    const nikeApi = browserHeaders('sportswear', new URL('https://api.nike.com/product_feed/threads/v3'), 'json');
+    const nikeApi = browserHeaders(MARKETPLACE_INFO['sportswear'], new URL('https://api.nike.com/product_feed/threads/v3'), 'json');
     expect(nikeApi).toMatchObject({ 'sec-fetch-site': 'same-site', referer: 'https://www.nike.com/', origin: 'https://www.nike.com' });
-    const gql = browserHeaders('resale-a', new URL('https://stockx.com/api/p/e'), 'json', 'POST');
+    const gql = browserHeaders(MARKETPLACE_INFO['resale-a'], new URL('https://stockx.com/api/p/e'), 'json', 'POST');
     expect(gql).toMatchObject({ origin: 'https://stockx.com', 'sec-fetch-site': 'same-origin' });
-    const page = browserHeaders('watchmarket', new URL('https://www.chrono24.de/rolex/index.htm'), 'html');
+    const page = browserHeaders(MARKETPLACE_INFO['watchmarket'], new URL('https://www.chrono24.de/rolex/index.htm'), 'html');
     expect(page).toMatchObject({ 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'upgrade-insecure-requests': '1' });
   });
 
   it('warms up the hosts the notes name', () => {
-    expect(needsWarmUp('resale-b', new URL('https://www.goat.com/web-api/x'))).toBe(true);
-    expect(needsWarmUp('watchmarket', new URL('https://www.chrono24.co.uk/x'))).toBe(true);
-    expect(needsWarmUp('electronics', new URL('https://api.bestbuy.com/v1/products'))).toBe(false);
-    expect(needsWarmUp('sportswear', new URL('https://www.nike.com/t/x'))).toBe(false);
+    expect(needsWarmUp(MARKETPLACE_INFO['resale-b'], new URL('https://www.goat.com/web-api/x'))).toBe(true);
+    expect(needsWarmUp(MARKETPLACE_INFO['watchmarket'], new URL('https://www.chrono24.co.uk/x'))).toBe(true);
+    expect(needsWarmUp(MARKETPLACE_INFO['electronics'], new URL('https://api.bestbuy.com/v1/products'))).toBe(false);
+    expect(needsWarmUp(MARKETPLACE_INFO['sportswear'], new URL('https://www.nike.com/t/x'))).toBe(false);
   });
 });
 
 describe('tiers', () => {
   it('defaults to direct, then proxy and unblocker when configured; a marketplace list wins', () => {
     const noBrowser = { MARKETLENS_BROWSER_PATH: 'none' };
-    expect(tiersFor(loadConfig({}), 'resale-b')).toEqual(['direct']);
+    expect(tiersFor(loadConfig({}), MARKETPLACE_INFO['resale-b'])).toEqual(['direct']);
     const all = loadConfig({ MARKETLENS_PROXY_URLS: 'http://p:1', MARKETLENS_UNBLOCKER_URL: 'https://u.example/?url={url}', ...noBrowser });
-    expect(tiersFor(all, 'resale-a')).toEqual(['direct', 'proxy', 'unblocker']);
+    expect(tiersFor(all, MARKETPLACE_INFO['resale-a'])).toEqual(['direct', 'proxy', 'unblocker']);
     const own = loadConfig({ MARKETLENS_RESALE_A_PROXY_URLS: 'socks5://p:1', MARKETLENS_WATCHMARKET_TIERS: 'unblocker,browser', ...noBrowser });
-    expect(tiersFor(own, 'resale-a')).toEqual(['direct', 'proxy']);
-    expect(tiersFor(own, 'resale-b')).toEqual(['direct']);
-    expect(tiersFor(own, 'watchmarket')).toEqual(['unblocker', 'browser']);
+    expect(tiersFor(own, MARKETPLACE_INFO['resale-a'])).toEqual(['direct', 'proxy']);
+    expect(tiersFor(own, MARKETPLACE_INFO['resale-b'])).toEqual(['direct']);
+    expect(tiersFor(own, MARKETPLACE_INFO['watchmarket'])).toEqual(['unblocker', 'browser']);
     expect(unblockerUrl('https://u.example/?k=1&url={url}', new URL('https://www.goat.com/a?b=1&c=2'))).toBe(
       'https://u.example/?k=1&url=https%3A%2F%2Fwww.goat.com%2Fa%3Fb%3D1%26c%3D2',
     );
@@ -161,11 +164,11 @@ describe('tiers', () => {
 describe('browser tier defaults', () => {
   it('ends the Cloudflare and PerimeterX marketplaces with the browser when a Chromium path is set, nowhere else', () => {
     const withBrowser = loadConfig({ MARKETLENS_BROWSER_PATH: '/opt/chromium/chrome' });
-    expect(tiersFor(withBrowser, 'watchmarket')).toEqual(['direct', 'browser']);
-    expect(tiersFor(withBrowser, 'resale-a')).toEqual(['direct', 'browser']);
-    expect(tiersFor(withBrowser, 'resale-b')).toEqual(['direct']);
-    expect(tiersFor(withBrowser, 'electronics')).toEqual(['direct']);
-    expect(tiersFor(loadConfig({ MARKETLENS_BROWSER_PATH: '/opt/chromium/chrome', MARKETLENS_RESALE_A_TIERS: 'direct' }), 'resale-a')).toEqual(['direct']);
+    expect(tiersFor(withBrowser, MARKETPLACE_INFO['watchmarket'])).toEqual(['direct', 'browser']);
+    expect(tiersFor(withBrowser, MARKETPLACE_INFO['resale-a'])).toEqual(['direct', 'browser']);
+    expect(tiersFor(withBrowser, MARKETPLACE_INFO['resale-b'])).toEqual(['direct']);
+    expect(tiersFor(withBrowser, MARKETPLACE_INFO['electronics'])).toEqual(['direct']);
+    expect(tiersFor(loadConfig({ MARKETLENS_BROWSER_PATH: '/opt/chromium/chrome', MARKETLENS_RESALE_A_TIERS: 'direct' }), MARKETPLACE_INFO['resale-a'])).toEqual(['direct']);
   });
 });
 
@@ -187,7 +190,7 @@ describe('MarketplaceLimiter', () => {
   });
 });
 
-describe('ImpitHttpClient directly', () => {
+describe('the resilient client directly', () => {
   const nike = new FakeUpstream();
   beforeAll(async () => {
     await nike.start();
@@ -199,13 +202,13 @@ describe('ImpitHttpClient directly', () => {
 
   it('decodes a declared charset (latin-1 page)', async () => {
     nike.on('/t/air', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])));
-    const client = new ImpitHttpClient(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin }));
+    const client = client_(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin }));
     const res = await client.request({ url: 'https://www.nike.com/t/air', expect: 'html' }, ctx());
     expect(res).toMatchObject({ status: 200, url: 'https://www.nike.com/t/air', body: 'café' });
   });
 
   it('refuses an operation URL outside the marketplace before any network use (internal)', async () => {
-    const client = new ImpitHttpClient(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin }));
+    const client = client_(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin }));
     await expect(client.request({ url: 'https://evil.example/', expect: 'html' }, ctx())).rejects.toMatchObject({ code: 'internal' });
   });
 
@@ -213,7 +216,7 @@ describe('ImpitHttpClient directly', () => {
     nike.serve('/t/plain', '<p>plain</p>');
     const lines: string[] = [];
     const logger = { warn: (_o: object, msg: string) => void lines.push(msg), debug: () => undefined };
-    const client = new ImpitHttpClient(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'browser,direct' }), { logger });
+    const client = client_(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'browser,direct' }), { logger });
     const res = await client.request({ url: 'https://www.nike.com/t/plain', expect: 'html' }, ctx());
     expect(res.body).toBe('<p>plain</p>');
     expect(lines).toEqual(['skipping fetch tier browser: no browser fetcher is registered']);
@@ -232,7 +235,7 @@ describe('ImpitHttpClient directly', () => {
         return { status: 200, url: req.url, headers: { 'content-type': 'text/html' }, body: '<p>shoe via browser</p>', cookies: ['_abck=ok; Path=/; Domain=.nike.com'] };
       },
     };
-    const client = new ImpitHttpClient(
+    const client = client_(
       loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'direct,browser', MARKETLENS_RETRY_ATTEMPTS: '1' }),
       { browser },
     );
@@ -243,3 +246,8 @@ describe('ImpitHttpClient directly', () => {
     expect(calls).toHaveLength(1);
   });
 });
+
+/** The production client (resilient layer over impit) for one configuration, quiet unless a logger is given. */
+function client_(config: Config, options: { logger?: { warn: (o: object, m: string) => void; debug: () => void }; browser?: BrowserFetcher } = {}) {
+  return new ResilientHttpClient(config, { transport: new ImpitTransport(), marketplaces: MARKETPLACE_DESCRIPTORS, ...options });
+}

@@ -9,7 +9,7 @@
  *   MARKETLENS_STALE_IF_ERROR is sent with `X-Cache: stale` instead of the error. Never for 400/404: those are
  *   answers about the request, not failures.
  */
-import type { ErrorCode } from '../errors.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 
 const SWR_CAP_SECONDS = 300;
 
@@ -23,18 +23,9 @@ export function retainSeconds(ttlSeconds: number, staleIfErrorSeconds: number): 
   return Math.max(ttlSeconds + staleWhileRevalidateSeconds(ttlSeconds), staleIfErrorSeconds);
 }
 
-/** Failures on the upstream side, for which an older answer beats an error. */
-const SERVE_STALE_ON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'upstream_error',
-  'upstream_changed',
-  'upstream_blocked',
-  'upstream_timeout',
-  'overloaded',
-  'circuit_open',
-]);
-
+/** Failures on the upstream side, for which an older answer beats an error (ERROR_CODES' `servesStale`). */
 export function servesStaleOn(code: ErrorCode): boolean {
-  return SERVE_STALE_ON.has(code);
+  return ERROR_CODES[code].servesStale;
 }
 
 /**

@@ -1,50 +1,47 @@
 /**
- * The five marketplaces: neutral spec names, the real sites' alias path segments, and the hosts each one owns.
- * Every outgoing request is checked against `hosts` (SSRF guard), so adding a host here is a security decision.
+ * The built-in marketplaces: one descriptor each (`<mp>/marketplace.ts`, see README.md here), listed once below.
+ * Every outgoing request is checked against a descriptor's `hosts` (SSRF guard), so adding a host is a security
+ * decision. The `Marketplace` union is this list's ids; the upstream layer takes descriptors as data.
  */
-export const MARKETPLACES = ['watchmarket', 'resale-a', 'resale-b', 'sportswear', 'electronics'] as const;
-export type Marketplace = (typeof MARKETPLACES)[number];
+import type { MarketplaceDescriptor } from './descriptor.js';
+import { electronicsMarketplace } from './electronics/marketplace.js';
+import { resaleAMarketplace } from './resale-a/marketplace.js';
+import { resaleBMarketplace } from './resale-b/marketplace.js';
+import { sportswearMarketplace } from './sportswear/marketplace.js';
+import { watchmarketMarketplace } from './watchmarket/marketplace.js';
 
-/**
- * Chrono24's country sites, `www.chrono24.<domain>` (third-party domain list, chrono24 notes §2; .de/.ch/.at hreflang
- * in the captures). The watch search's `domain` parameter picks one; the SSRF allowlist is exactly these hosts.
- */
-export const CHRONO24_DOMAINS = [
-  'com', 'co.uk', 'de', 'at', 'ch', 'fr', 'it', 'es', 'nl', 'be', 'pl', 'pt', 'se', 'dk', 'fi', 'gr', 'cz', 'hu',
-  'ro', 'sk', 'ie', 'com.tr', 'ru', 'jp', 'kr', 'cn', 'hk', 'sg', 'tw', 'in', 'com.au', 'ca', 'mx',
+export const MARKETPLACE_DESCRIPTORS = [
+  watchmarketMarketplace,
+  resaleAMarketplace,
+  resaleBMarketplace,
+  sportswearMarketplace,
+  electronicsMarketplace,
 ] as const;
 
-export interface MarketplaceInfo {
-  /** Path segment of the alias routes, the real site's name (Retailed-compatible paths). */
-  alias: string;
-  /** Human name of the real site, for messages and docs. */
-  site: string;
-  /** Exact hosts the marketplace's operations may fetch. */
-  hosts: readonly string[];
-  /** Suffix of the configuration variables, e.g. MARKETLENS_RESALE_B_ORIGIN. */
-  envName: string;
+export type Marketplace = (typeof MARKETPLACE_DESCRIPTORS)[number]['id'];
+export const MARKETPLACES: readonly Marketplace[] = MARKETPLACE_DESCRIPTORS.map((d) => d.id);
+
+/** The built-in descriptors by id. */
+export const MARKETPLACE_INFO = Object.fromEntries(MARKETPLACE_DESCRIPTORS.map((d) => [d.id, d])) as Record<
+  Marketplace,
+  MarketplaceDescriptor
+>;
+
+export { CHRONO24_DOMAINS } from './watchmarket/marketplace.js';
+export type { MarketplaceDescriptor } from './descriptor.js';
+
+/**
+ * The descriptor of a built-in marketplace, or the descriptor itself (operations of a marketplace registered at
+ * runtime pass theirs).
+ */
+export function descriptorOf(marketplace: string | MarketplaceDescriptor): MarketplaceDescriptor {
+  if (typeof marketplace !== 'string') return marketplace;
+  const d = (MARKETPLACE_INFO as Record<string, MarketplaceDescriptor | undefined>)[marketplace];
+  if (!d) throw new Error(`unknown marketplace ${marketplace}`);
+  return d;
 }
 
-export const MARKETPLACE_INFO: Record<Marketplace, MarketplaceInfo> = {
-  watchmarket: {
-    alias: 'chrono24',
-    site: 'Chrono24',
-    // One site per country domain (chrono24.com, .de, .fr, .co.uk, .ch, …); the `domain` parameter picks one.
-    hosts: ['chrono24.com', ...CHRONO24_DOMAINS.map((d) => `www.chrono24.${d}`)],
-    envName: 'WATCHMARKET',
-  },
-  'resale-a': { alias: 'stockx', site: 'StockX', hosts: ['stockx.com', 'www.stockx.com'], envName: 'RESALE_A' },
-  'resale-b': { alias: 'goat', site: 'GOAT', hosts: ['www.goat.com', 'goat.com'], envName: 'RESALE_B' },
-  sportswear: { alias: 'nike', site: 'Nike', hosts: ['www.nike.com', 'nike.com', 'api.nike.com'], envName: 'SPORTSWEAR' },
-  electronics: {
-    alias: 'bestbuy',
-    site: 'Best Buy',
-    hosts: ['www.bestbuy.com', 'bestbuy.com', 'api.bestbuy.com'],
-    envName: 'ELECTRONICS',
-  },
-};
-
 /** True when `host` (no port) is one the marketplace owns. */
-export function isMarketplaceHost(marketplace: Marketplace, host: string): boolean {
-  return MARKETPLACE_INFO[marketplace].hosts.includes(host.toLowerCase());
+export function isMarketplaceHost(marketplace: string | MarketplaceDescriptor, host: string): boolean {
+  return descriptorOf(marketplace).hosts.includes(host.toLowerCase());
 }

@@ -6,9 +6,11 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { LookupCache } from '../cache/lookup-cache.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
-import type { HttpClient } from '../upstream/http-client.js';
+import type { HttpClient, RequestContext } from '../upstream/http-client.js';
+import type { LiveResults } from './live-results.js';
+import type { Marketplace } from '../marketplaces/catalog.js';
+import type { AnyOperation, OperationName, Parsed } from './types.js';
 import type { ParsePool } from './parse-pool.js';
-import type { Operation } from './types.js';
 
 export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
 
@@ -46,43 +48,89 @@ export class LookupService {
     private readonly config: Config,
     private readonly http: HttpClient,
     private readonly cache?: LookupCache,
+    /** The after-fetch seam: told of every live fetch, successful or not. */
+    private readonly liveResults?: LiveResults,
     /** Big bodies are parsed in its worker threads, so the event loop stays free for other requests. */
     private readonly parsePool?: ParsePool,
   ) {}
 
-  run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+  /**
+   * `params` are the validated parameters. Their canonical form (`Operation.canonicalParams`) is computed first — a
+   * value the operation cannot use is a 400 here, before any cache lock or upstream request — and names the cache
+   * entry; the fetch itself runs on the parameters as given (a GOAT apparel URL still goes straight to /apparel/).
+   */
+  run(op: AnyOperation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+    let canonical: Record<string, unknown>;
+    try {
+      canonical = op.canonicalParams ? op.canonicalParams(params) : params;
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const deadlineAt = opts.deadlineAt ?? Date.now() + this.config.deadlineMs;
     const deadline = () => opts.signal ?? AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
-    if (!this.cache) return this.fetchAndParse(op, params, deadline());
+    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical, deadlineAt);
     return this.cache.lookup({
-      key: cacheKey(op.name, params),
+      key: cacheKey(op.name, canonical),
       cacheClass: op.cacheClass,
       marketplace: op.marketplace,
       maxAgeSeconds: opts.maxAgeSeconds,
       deadline,
-      fetch: (signal) => this.fetchAndParse(op, params, signal),
+      fetch: (signal) => this.fetchAndParse(op, params, signal, canonical),
     });
   }
 
-  /** The uncached path: fetch every upstream body, parse, check the record against the spec schema. */
-  async fetchAndParse(op: Operation, params: Record<string, unknown>, signal: AbortSignal): Promise<LookupResult> {
+  /**
+   * The uncached path: fetch every upstream body, parse, check the record against the spec schema, then tell the
+   * after-fetch seam (a LiveResult, or a LiveFailure when the fetch or the parse failed).
+   */
+  async fetchAndParse(
+    op: AnyOperation,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    canonical: Record<string, unknown> = params,
+    /** When `signal` fires; a cache flight's own deadline starts now. */
+    deadlineAt = Date.now() + this.config.deadlineMs,
+  ): Promise<LookupResult> {
     const t0 = performance.now();
-    const bodies = await op.fetch({ http: this.http, marketplace: op.marketplace, signal, config: this.config }, params);
-    const fetchedAt = Date.now();
-    const t1 = performance.now();
-    const json = await this.parse(op, bodies, params);
+    let parsed: Parsed<unknown>;
+    let fetchedAt: number;
+    let t1: number;
+    try {
+      const base = { marketplace: op.marketplace, signal, deadlineAt };
+      const fetchWith = (ctx: RequestContext) => op.fetch({ ...ctx, http: this.http, config: this.config }, params);
+      // One lookup, however many upstream requests: one limiter slot and one breaker verdict (HttpClient.lookup).
+      const bodies = await (this.http.lookup ? this.http.lookup(base, fetchWith) : fetchWith(base));
+      fetchedAt = Date.now();
+      t1 = performance.now();
+      parsed = await this.parse(op, bodies, params);
+    } catch (e) {
+      this.liveResults?.emitFailure({
+        operation: op.name as OperationName,
+        params: canonical,
+        error: asMarketlensError(e),
+        at: Date.now(),
+      });
+      throw e;
+    }
+    const json = JSON.stringify(parsed.record);
     const t2 = performance.now();
-    return {
-      json,
-      fetchedAt,
-      cache: 'miss',
-      upstreamMs: t1 - t0,
-      parseMs: t2 - t1,
-      missingParts: op.missingParts?.(bodies) ?? [],
-    };
+    if (this.liveResults) {
+      // The seam's types name the built-in marketplaces; one registered at runtime (a test's toy) passes its own ids.
+      const operation = op.name as OperationName;
+      const identity = { marketplace: op.marketplace as Marketplace, operation, ...op.identify(parsed.record, params) };
+      this.liveResults.emitResult({
+        operation,
+        params: canonical,
+        identity,
+        record: parsed.record,
+        missing: parsed.missing,
+        fetchedAt,
+      });
+    }
+    return { json, fetchedAt, cache: 'miss', upstreamMs: t1 - t0, parseMs: t2 - t1, missingParts: parsed.missing };
   }
 
-  private async parse(op: Operation, bodies: unknown, params: Record<string, unknown>): Promise<string> {
+  private async parse(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): Promise<Parsed<unknown>> {
     if (this.parsePool?.wants(bodies)) {
       try {
         return await this.parsePool.parse(op.name, bodies, params);
@@ -91,27 +139,39 @@ export class LookupService {
         // Bodies a thread cannot receive (not cloneable) or a worker that failed to start: parse here instead.
       }
     }
-    return JSON.stringify(parseAndCheck(op, bodies, params));
+    return parseChecked(op, bodies, params);
   }
+}
+
+function asMarketlensError(e: unknown): MarketlensError {
+  return e instanceof MarketlensError ? e : new MarketlensError('internal', 'the live fetch failed', { cause: e });
 }
 
 /**
  * Parses bodies and checks the record against the operation's spec schema: a parser that produced a wrong shape
  * means upstream changed under it, never a 500 and never a silently wrong record.
  */
-export function parseAndCheck(op: Operation, bodies: unknown, params: Record<string, unknown>): unknown {
-  let record: unknown;
+export function parseChecked(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): Parsed<unknown> {
+  let parsed: Parsed<unknown>;
   try {
-    record = op.parse(bodies, params);
+    parsed = op.parse(bodies, params);
   } catch (e) {
     if (e instanceof MarketlensError) throw e;
     // A parser tripping over an unexpected shape (TypeError on a missing node, bad JSON) is a format change.
     throw upstreamChanged(op.marketplace, `${op.name} parser failed: ${(e as Error).message}`);
   }
-  const checked = op.record.safeParse(record);
+  const checked = op.record.safeParse(parsed.record);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw upstreamChanged(op.marketplace, `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw upstreamChanged(
+      op.marketplace,
+      `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+    );
   }
-  return record;
+  return parsed;
+}
+
+/** `parseChecked`'s record alone (`marketlens parse`, parser tests). */
+export function parseAndCheck(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): unknown {
+  return parseChecked(op, bodies, params).record;
 }

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { MarketlensError } from '../errors.js';
 import type { ParseOutcome, ParseTask } from './parse-worker.js';
+import type { Parsed } from './types.js';
 
 export interface ParsePoolOptions {
   /** Worker threads at most. */
@@ -50,8 +51,8 @@ export class ParsePool {
     return sizeOf(bodies, 0) >= this.options.thresholdBytes;
   }
 
-  /** The record as JSON, parsed and checked in a worker; failures come back as the same MarketlensError. */
-  async parse(operation: string, bodies: unknown, params: Record<string, unknown>): Promise<string> {
+  /** The record and its missing parts, parsed and checked in a worker; failures come back as the same MarketlensError. */
+  async parse(operation: string, bodies: unknown, params: Record<string, unknown>): Promise<Parsed<unknown>> {
     let out: ParseOutcome;
     try {
       out = await this.pool.run({ operation, bodies, params });
@@ -61,7 +62,7 @@ export class ParsePool {
       }
       throw e;
     }
-    if (out.ok) return out.json;
+    if (out.ok) return out.parsed;
     throw new MarketlensError(out.code, out.message, { retryAfter: out.retryAfter, upstreamStatus: out.upstreamStatus, logContext: out.logContext });
   }
 

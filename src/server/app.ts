@@ -17,9 +17,11 @@ import type { KeyStore } from '../keys/key-store.js';
 import { openKeys } from '../keys/open-keys.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
+import { LiveResults } from '../operations/live-results.js';
 import { LookupService } from '../operations/lookup.js';
 import { ParsePool } from '../operations/parse-pool.js';
 import { openStore, type Store } from '../store/index.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import { makeAuthenticate } from './auth.js';
@@ -40,6 +42,13 @@ export interface AppDeps {
   keys?: KeyStore;
   http?: HttpClient;
   metrics?: Metrics;
+  /**
+   * The marketplaces and operations to serve; the built-in ones by default. A test adds a marketplace with
+   * `BUILT_IN_REGISTRY.with(module)` (and loads its config with `loadConfig(env, registry.marketplaces)`).
+   */
+  registry?: Registry;
+  /** The after-fetch seam; one is made when not given. */
+  liveResults?: LiveResults;
   /** A pino destination for tests that assert on log lines. */
   logStream?: NodeJS.WritableStream;
 }
@@ -58,6 +67,8 @@ declare module 'fastify' {
       /** The database (keys, usage, and every other durable state). */
       store: Store;
       lookup: LookupService;
+      /** The after-fetch seam: history, alerts and status subscribe here (src/operations/live-results.ts). */
+      liveResults: LiveResults;
       limits: KeyLimits;
       /** Present when MARKETLENS_REDIS_URL is set. */
       redis?: RedisConnection;
@@ -72,7 +83,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
-  const http: HttpClient = deps.http ?? createHttpClient(config, metrics);
+  const registry = deps.registry ?? BUILT_IN_REGISTRY;
+  const http: HttpClient = deps.http ?? createHttpClient(config, metrics, { marketplaces: registry.marketplaces });
   const state: AppState = { ready: true };
 
   const app = Fastify({
@@ -124,9 +136,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
   });
   const parsePool = config.parseThreads > 0 ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes }) : undefined;
-  const lookup = new LookupService(config, http, cache, parsePool);
+  const liveResults = deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
+  const lookup = new LookupService(config, http, cache, liveResults, parsePool);
   const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log });
-  app.decorate('marketlens', { state, metrics, keys, store, lookup, limits, redis, connections });
+  app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
   registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
@@ -157,7 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, err);
   });
 
-  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths()]);
+  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths(registry)]);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     if (knownPaths.has(path)) {
@@ -195,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const cacheResults = cacheResultCounter(metrics);
   registerOperationRoutes(app, {
+    registry,
     lookup,
     deadlineMs: config.deadlineMs,
     authenticate: guardWithLimits(authenticate, limits),

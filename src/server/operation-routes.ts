@@ -5,11 +5,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalidParam } from '../errors.js';
-import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
 import type { LookupResult, LookupService } from '../operations/lookup.js';
-import { aliasPath, allOperations } from '../operations/registry.js';
-import type { Operation } from '../operations/types.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
+import type { AnyOperation, Operation } from '../operations/types.js';
 import { BEYOND_SPEC_TAG, problemResponses } from './openapi.js';
 import { zodToInvalidParameter } from './problem.js';
 
@@ -27,6 +26,8 @@ const maxAge = z.coerce
   );
 
 export interface OperationRouteDeps {
+  /** The marketplaces and operations served (the built-in ones by default). */
+  registry?: Registry;
   lookup: LookupService;
   deadlineMs: number;
   /** onRequest hook that authenticates the caller (CONTRACT §2) and applies its limits. */
@@ -38,13 +39,13 @@ export interface OperationRouteDeps {
 }
 
 /** Operations whose answer is re-keyed on the way out (the cache keeps the canonical record). */
-function presenter(op: Operation, deps: OperationRouteDeps): ((json: string) => string) | undefined {
+function presenter(op: AnyOperation, deps: OperationRouteDeps): ((json: string) => string) | undefined {
   if (op.name === 'resale-b.product' && deps.resaleBProductKeys === 'camel') return camelProductJson;
   return undefined;
 }
 
 /** The documented 200 body: the record, and for GOAT products the camelCase form as an alternate shape. */
-function okSchema(op: Operation): z.ZodType {
+function okSchema(op: AnyOperation): z.ZodType {
   const record = op.example ? op.record.meta({ examples: [op.example.response] }) : op.record;
   if (op.name !== 'resale-b.product') return record;
   return z
@@ -64,12 +65,14 @@ function withDocumentedEnum(schema: z.ZodType): z.ZodType {
 }
 
 /** Every path registered for operations, so the not-found handler can answer 405 for other methods. */
-export function operationPaths(): string[] {
-  return allOperations().flatMap((op) => [op.path, aliasPath(op)]);
+export function operationPaths(registry: Registry = BUILT_IN_REGISTRY): string[] {
+  return registry.operations.flatMap((op) => [op.path, registry.aliasPath(op)]);
 }
 
 export function registerOperationRoutes(app: FastifyInstance, deps: OperationRouteDeps): void {
-  for (const op of allOperations()) {
+  const registry = deps.registry ?? BUILT_IN_REGISTRY;
+  const aliasPath = (op: AnyOperation) => registry.aliasPath(op);
+  for (const op of registry.operations) {
     const bodyKeys = op.bodyParams ?? [];
     // Parameters a JSON body may carry are optional on both sides, and without their defaults there (zod's partial()
     // keeps a default, which then counts as given and clashes with the other side); the handler checks the merged
@@ -92,7 +95,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
         schema: {
           hide,
           operationId: hide ? undefined : op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase()),
-          tags: op.beyondSpec ? [BEYOND_SPEC_TAG] : [MARKETPLACE_INFO[op.marketplace].site],
+          tags: op.beyondSpec ? [BEYOND_SPEC_TAG] : [registry.marketplace(op.marketplace).site],
           summary: op.summary,
           description:
             `${op.description}\n\nAlias path: \`${aliasPath(op)}\`.` +
@@ -102,7 +105,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
           ...(body ? { body } : {}),
           response: {
             200: okSchema(op),
-            ...problemResponses(op),
+            ...problemResponses(op as Operation),
           },
         },
         handler,
@@ -127,7 +130,7 @@ async function joinRepeatedParams(req: FastifyRequest): Promise<void> {
   for (const [k, v] of Object.entries(query)) if (Array.isArray(v)) query[k] = v.join(',');
 }
 
-function makeHandler(op: Operation, deps: OperationRouteDeps) {
+function makeHandler(op: AnyOperation, deps: OperationRouteDeps) {
   const present = presenter(op, deps);
   return async (req: FastifyRequest, reply: FastifyReply) => {
     let query = { ...(req.query as Record<string, unknown>) };
@@ -147,7 +150,7 @@ function makeHandler(op: Operation, deps: OperationRouteDeps) {
 }
 
 /** Body parameters join the (already validated) query; the merged set must satisfy the operation's schema. */
-function mergeBodyParams(op: Operation, query: Record<string, unknown>, body: Record<string, unknown> | null | undefined) {
+function mergeBodyParams(op: AnyOperation, query: Record<string, unknown>, body: Record<string, unknown> | null | undefined) {
   const merged = { ...query };
   for (const [k, v] of Object.entries(body ?? {})) {
     if (v === undefined) continue;

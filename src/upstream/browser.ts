@@ -3,11 +3,13 @@
  * registered with the client (`createHttpClient(config, observer, { browser })`; by default Chromium from src/upstream/browser/); when the `browser` tier is configured but
  * none is registered, the client skips the tier with a log line.
  */
-import type { Marketplace } from '../marketplaces/catalog.js';
+import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 import type { UpstreamRequest } from './http-client.js';
 
 export interface BrowserFetchContext {
-  marketplace: Marketplace;
+  marketplace: string;
+  /** The marketplace's descriptor (home page, hosts); a built-in marketplace's is found by id when absent. */
+  descriptor?: MarketplaceDescriptor;
   /** The lookup's deadline (already bounded by the per-attempt timeout). */
   signal: AbortSignal;
   /** Cookies the client's session holds for the request URL (`a=b; c=d`), to start the page with. */

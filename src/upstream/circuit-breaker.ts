@@ -38,7 +38,9 @@ export class CircuitBreaker {
       return true;
     }
     const retryAfter = Math.max(1, Math.ceil((this.cooldownMs - waited) / 1000));
-    throw new MarketlensError('circuit_open', `${this.name} is failing; not calling it for ${retryAfter} s`, { retryAfter });
+    throw new MarketlensError('circuit_open', `${this.name} is failing; not calling it for ${retryAfter} s`, {
+      retryAfter,
+    });
   }
 
   success(): void {

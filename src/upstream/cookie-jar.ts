@@ -52,7 +52,8 @@ export class CookieJar {
         c.hostOnly = false;
       } else if (key === 'path' && val.startsWith('/')) c.path = val;
       else if (key === 'max-age' && /^-?\d+$/.test(val)) c.expires = Date.now() + Number(val) * 1000;
-      else if (key === 'expires' && c.expires === undefined && !Number.isNaN(Date.parse(val))) c.expires = Date.parse(val);
+      else if (key === 'expires' && c.expires === undefined && !Number.isNaN(Date.parse(val)))
+        c.expires = Date.parse(val);
       else if (key === 'secure') c.secure = true;
     }
     if (Buffer.byteLength(c.name) + Buffer.byteLength(c.value) > MAX_COOKIE_BYTES) return;

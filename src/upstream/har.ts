@@ -11,8 +11,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MarketlensError } from '../errors.js';
-import type { Marketplace } from '../marketplaces/catalog.js';
-import { detectBlock } from './block-detection.js';
+import { MARKETPLACE_DESCRIPTORS } from '../marketplaces/catalog.js';
+import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
+import { judgeAnswer } from './block-detection.js';
 import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
 
 interface HarNameValue {
@@ -62,7 +63,7 @@ const SECRET_PARAMS = /^(api_?key|access_?token|token|key)$/i;
 const REDACTED = '[redacted]';
 
 /** The URL with credential parameters blanked, as it may be written to disk. */
-export function redactUrl(url: URL): URL {
+function redactUrl(url: URL): URL {
   const out = new URL(url.href);
   for (const name of [...out.searchParams.keys()]) if (SECRET_PARAMS.test(name)) out.searchParams.set(name, REDACTED);
   return out;
@@ -80,7 +81,14 @@ export class HarRecorder {
    * Adds one exchange to the lookup's HAR (and rewrites the file, so a crash keeps what was fetched).
    * @example recorder.record(signal, 'resale-b', req, res, startedAt, 120)
    */
-  record(signal: AbortSignal, marketplace: Marketplace, req: UpstreamRequest, res: UpstreamResponse, started: Date, ms: number): void {
+  record(
+    signal: AbortSignal,
+    marketplace: string,
+    req: UpstreamRequest,
+    res: UpstreamResponse,
+    started: Date,
+    ms: number,
+  ): void {
     let lookup = this.lookups.get(signal);
     if (!lookup) {
       mkdirSync(this.dir, { recursive: true });
@@ -115,7 +123,9 @@ function toEntry(req: UpstreamRequest, res: UpstreamResponse, started: Date, ms:
       cookies: [],
       headers,
       queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
-      ...(req.body !== undefined ? { postData: { mimeType: req.headers?.['content-type'] ?? 'application/json', text: req.body } } : {}),
+      ...(req.body !== undefined
+        ? { postData: { mimeType: req.headers?.['content-type'] ?? 'application/json', text: req.body } }
+        : {}),
       headersSize: -1,
       bodySize: req.body === undefined ? 0 : Buffer.byteLength(req.body),
     },
@@ -141,7 +151,9 @@ function toEntry(req: UpstreamRequest, res: UpstreamResponse, started: Date, ms:
 export function requestKey(method: string, url: string): string {
   const u = new URL(url);
   // Credentials are redacted in recordings, so they take no part in matching.
-  const query = [...u.searchParams].filter(([name]) => !SECRET_PARAMS.test(name)).sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+  const query = [...u.searchParams]
+    .filter(([name]) => !SECRET_PARAMS.test(name))
+    .sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
   return `${method.toUpperCase()} ${u.host.toLowerCase()}${u.pathname} ${new URLSearchParams(query).toString()}`;
 }
 
@@ -160,14 +172,15 @@ function operationNameOf(body: string | undefined): string | undefined {
  * Loads a HAR file and checks its shape (a clear message beats a TypeError later).
  * @example loadHar('lookup.har').log.entries.length
  */
-export function loadHar(path: string): Har {
+function loadHar(path: string): Har {
   let har: Har;
   try {
     har = JSON.parse(readFileSync(path, 'utf8')) as Har;
   } catch (e) {
     throw new MarketlensError('internal', `cannot read HAR file ${path}: ${(e as Error).message}`);
   }
-  if (!Array.isArray(har?.log?.entries)) throw new MarketlensError('internal', `${path} is not a HAR file (no log.entries)`);
+  if (!Array.isArray(har?.log?.entries))
+    throw new MarketlensError('internal', `${path} is not a HAR file (no log.entries)`);
   return har;
 }
 
@@ -177,8 +190,12 @@ export class HarReplayClient implements HttpClient {
   /** How many times each entry was used: repeated identical requests take successive entries. */
   private readonly used = new Map<HarEntry, number>();
 
-  constructor(har: Har | string) {
+  private readonly descriptors: Map<string, MarketplaceDescriptor>;
+
+  /** `marketplaces`: whose descriptors judge replayed answers, as the live client does (the built-in ones by default). */
+  constructor(har: Har | string, marketplaces: readonly MarketplaceDescriptor[] = MARKETPLACE_DESCRIPTORS) {
     this.entries = (typeof har === 'string' ? loadHar(har) : har).log.entries;
+    this.descriptors = new Map(marketplaces.map((d) => [d.id, d]));
   }
 
   async request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse> {
@@ -206,9 +223,15 @@ export class HarReplayClient implements HttpClient {
       const body = res.content.encoding === 'base64' ? Buffer.from(text, 'base64').toString('utf8') : text;
       const answer = { status: res.status, url: entry._finalUrl ?? url, headers, body };
       // Same verdicts as the live client, so a replayed block or 5xx fails the way it did live.
-      const block = detectBlock(answer.status, headers, body, req.expect);
-      if (block) throw new MarketlensError('upstream_blocked', `${ctx.marketplace} answered with a ${block.reason} (replayed)`, { upstreamStatus: answer.status });
-      if (answer.status >= 500) throw new MarketlensError('upstream_error', `${ctx.marketplace} answered HTTP ${answer.status} (replayed)`, { upstreamStatus: answer.status });
+      const block = judgeAnswer(answer, req, this.descriptors.get(ctx.marketplace));
+      if (block)
+        throw new MarketlensError('upstream_blocked', `${ctx.marketplace} answered with a ${block.reason} (replayed)`, {
+          upstreamStatus: answer.status,
+        });
+      if (answer.status >= 500)
+        throw new MarketlensError('upstream_error', `${ctx.marketplace} answered HTTP ${answer.status} (replayed)`, {
+          upstreamStatus: answer.status,
+        });
       return answer;
     }
     throw new MarketlensError('upstream_error', `${ctx.marketplace} redirected more than 5 times (replayed)`);

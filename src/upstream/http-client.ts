@@ -3,8 +3,6 @@
  * HttpClient enforces the marketplace's host allowlist, applies origin overrides, deadlines, retries and block
  * detection, and returns the answer. It knows nothing of records.
  */
-import type { Marketplace } from '../marketplaces/catalog.js';
-
 export interface UpstreamRequest {
   /** Absolute URL on the real marketplace (https://www.goat.com/…); origin overrides are applied by the client. */
   url: string;
@@ -27,15 +25,23 @@ export interface UpstreamResponse {
   body: string;
 }
 
+/** A lookup in progress, as the client that opened it knows it (opaque to operations). */
+export interface LookupScope {
+  readonly deadlineAt: number;
+}
+
 export interface RequestContext {
-  marketplace: Marketplace;
+  /** The marketplace's id (its descriptor's `id`). */
+  marketplace: string;
   /** The lookup's one deadline: every attempt, retry and fallback spends from it. */
   signal: AbortSignal;
   /**
-   * When the deadline fires (ms since epoch), if the caller knows it: retries and Retry-After waits that would not
-   * fit are skipped. Without it the client assumes MARKETLENS_DEADLINE_MS from the first request with this signal.
+   * When the deadline fires (ms since epoch): retries and Retry-After waits that would not fit are skipped. Without
+   * it the client assumes MARKETLENS_DEADLINE_MS from the request.
    */
   deadlineAt?: number;
+  /** Set by `HttpClient.lookup`: the requests of one lookup share its limiter slot and breaker verdict. */
+  scope?: LookupScope;
 }
 
 export interface HttpClient {
@@ -45,5 +51,10 @@ export interface HttpClient {
    * bot challenges and 5xx after retries.
    */
   request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse>;
+  /**
+   * Runs one lookup's requests as a unit (one concurrency slot, one breaker verdict); `run` gets the context its
+   * requests must carry. Optional: without it every request stands alone.
+   */
+  lookup?<T>(ctx: RequestContext, run: (ctx: RequestContext) => Promise<T>): Promise<T>;
   close?(): Promise<void>;
 }

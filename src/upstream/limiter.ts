@@ -61,7 +61,9 @@ export class MarketplaceLimiter {
     }
     if (this.waiting.length >= this.opts.maxQueue) {
       return Promise.reject(
-        new MarketlensError('overloaded', `${this.name} has ${this.waiting.length} requests queued already`, { retryAfter: 1 }),
+        new MarketlensError('overloaded', `${this.name} has ${this.waiting.length} requests queued already`, {
+          retryAfter: 1,
+        }),
       );
     }
     return new Promise<void>((resolve, reject) => {
@@ -82,7 +84,8 @@ export class MarketplaceLimiter {
 
   private release(): void {
     const next = this.waiting.shift();
-    if (next) next.resolve(); // the slot passes straight to the next waiter
+    if (next)
+      next.resolve(); // the slot passes straight to the next waiter
     else this.active -= 1;
   }
 }

@@ -39,13 +39,3 @@ export class ProxyPool {
     this.restingUntil.set(url, this.now() + this.restMs);
   }
 }
-
-/** A proxy URL without its credentials, for logs and metrics. */
-export function redactProxy(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return 'proxy';
-  }
-}

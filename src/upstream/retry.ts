@@ -1,11 +1,4 @@
 /** Backoff, Retry-After and deadline-aware sleeping: retries spend from the lookup's deadline, never past it. */
-export interface RetryPolicy {
-  /** Attempts per tier, the first included. */
-  attempts: number;
-  /** First backoff (ms); doubles each retry, with full jitter, capped at 30 × base. */
-  baseMs: number;
-}
-
 /**
  * Exponential backoff with "equal jitter": half fixed, half random, so retries spread without collapsing to 0.
  * @example backoffMs(2, 100, () => 0.5) // 300 (= 200 + 0.5 × 200)

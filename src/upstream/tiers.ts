@@ -4,28 +4,29 @@
  * browser/). A marketplace's order comes from MARKETLENS_<MP>_TIERS, else the default below.
  */
 import type { Config, FetchTier } from '../config.js';
-import type { Marketplace } from '../marketplaces/catalog.js';
-
-const BROWSER_BY_DEFAULT: ReadonlySet<Marketplace> = new Set(['watchmarket', 'resale-a']);
+import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 
 /**
- * @example tiersFor(config, 'resale-b') // ['direct', 'proxy'] when MARKETLENS_PROXY_URLS is set
+ * @example tiersFor(config, goat) // ['direct', 'proxy'] when MARKETLENS_PROXY_URLS is set
  */
-export function tiersFor(config: Config, marketplace: Marketplace): FetchTier[] {
-  const configured = config.marketplaces[marketplace].tiers;
+export function tiersFor(
+  config: Config,
+  marketplace: Pick<MarketplaceDescriptor, 'id' | 'browserByDefault'>,
+): FetchTier[] {
+  const configured = config.marketplaces[marketplace.id]?.tiers;
   if (configured) return configured;
   const tiers: FetchTier[] = ['direct'];
-  if (proxiesFor(config, marketplace).length > 0) tiers.push('proxy');
+  if (proxiesFor(config, marketplace.id).length > 0) tiers.push('proxy');
   if (config.unblockerUrl) tiers.push('unblocker');
-  // Cloudflare (Chrono24) and PerimeterX (StockX) challenges only a real browser passes; elsewhere the fast
-  // client suffices, so the browser is opt-in there (MARKETLENS_<MP>_TIERS).
-  if (config.browserPath && BROWSER_BY_DEFAULT.has(marketplace)) tiers.push('browser');
+  // Challenges only a real browser passes (the descriptor says so); elsewhere the fast client suffices, so the
+  // browser is opt-in there (MARKETLENS_<MP>_TIERS).
+  if (config.browserPath && marketplace.browserByDefault) tiers.push('browser');
   return tiers;
 }
 
 /** The marketplace's own proxy list wins over the global one. */
-export function proxiesFor(config: Config, marketplace: Marketplace): string[] {
-  return config.marketplaces[marketplace].proxyUrls ?? config.proxyUrls;
+export function proxiesFor(config: Config, marketplace: string): string[] {
+  return config.marketplaces[marketplace]?.proxyUrls ?? config.proxyUrls;
 }
 
 /**

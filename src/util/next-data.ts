@@ -13,7 +13,7 @@ export function extractScriptJson(html: string, id: string): any {
 }
 
 /** The raw text of the script element with the given id, or undefined. */
-export function extractScriptText(html: string, id: string): string | undefined {
+function extractScriptText(html: string, id: string): string | undefined {
   const needles = [`id="${id}"`, `id='${id}'`, `id=${id}`];
   let at = -1;
   for (const n of needles) {

@@ -28,8 +28,13 @@ export class RecordingHttpClient implements HttpClient {
     return new RecordingHttpClient(createHttpClient(config));
   }
 
+  /** Lookups stay units (one limiter slot, one breaker verdict) in the wrapped client. */
+  lookup<T>(ctx: RequestContext, run: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    return this.inner.lookup ? this.inner.lookup(ctx, run) : run(ctx);
+  }
+
   async request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse> {
-    const entry: RecordedRequest = { marketplace: ctx.marketplace, url: req.url };
+    const entry: RecordedRequest = { marketplace: ctx.marketplace as Marketplace, url: req.url };
     this.log.push(entry);
     try {
       const res = await this.inner.request(req, ctx);

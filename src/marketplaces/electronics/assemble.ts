@@ -2,7 +2,7 @@
  * Bodies → spec §2.8 record, plus which parts are missing because their source failed. Pure: a source whose body
  * does not parse counts as failed (upstream_changed) like one that did not answer.
  */
-import { MarketlensError, type ErrorCode } from '../../errors.js';
+import { allFailed } from '../../operations/sources.js';
 import type { ElectronicsBodies, SourceError, SourceName } from './bodies.js';
 import { extractPageData, type PageData } from './parse-page.js';
 import { buildPricing, isPriceViewAnswer, isPricingAnswer } from './parse-pricing.js';
@@ -28,17 +28,6 @@ const PART_SOURCES: Record<string, SourceName[]> = {
   specification_groups: ['page'],
   specifications: ['page'],
 };
-
-/** Most useful error first when every source failed. */
-const ERROR_ORDER: ErrorCode[] = [
-  'not_found',
-  'upstream_blocked',
-  'circuit_open',
-  'overloaded',
-  'upstream_timeout',
-  'upstream_error',
-  'upstream_changed',
-];
 
 /**
  * A source's JSON, or undefined (and a failure) when it is not JSON or not of the shape its parser knows: foreign
@@ -96,7 +85,7 @@ export function assemble(bodies: ElectronicsBodies): Assembled {
     specifications: buildSpecificationsSettings(page?.specificationsApp),
   };
 
-  if (Object.values(record).every((v) => v === null)) throw allFailed(failures);
+  if (Object.values(record).every((v) => v === null)) throw allFailed('electronics', failures);
 
   const valueAt = (path: string): unknown =>
     path.split('.').reduce<unknown>((v, k) => (v === null || v === undefined ? v : (v as Record<string, unknown>)[k]), record);
@@ -108,19 +97,4 @@ export function assemble(bodies: ElectronicsBodies): Assembled {
     if (valueAt(part) === null && sources.some((s) => failures[s] !== undefined)) missing.push(part);
   }
   return { record, missing, failures };
-}
-
-/** The error to answer when no source gave anything: the most telling failure, naming every source's. */
-export function allFailed(failures: Partial<Record<SourceName, SourceError>>): MarketlensError {
-  const list = Object.entries(failures) as [SourceName, SourceError][];
-  if (list.length === 0) {
-    return new MarketlensError('upstream_changed', 'electronics: no source carried any product data');
-  }
-  const rank = (c: ErrorCode) => (ERROR_ORDER.includes(c) ? ERROR_ORDER.indexOf(c) : ERROR_ORDER.length);
-  const [, worst] = list.reduce((a, b) => (rank(b[1].code) < rank(a[1].code) ? b : a));
-  const detail = list.map(([name, e]) => `${name}: ${e.message}`).join('; ');
-  return new MarketlensError(worst.code, `electronics: every source failed (${detail})`, {
-    upstreamStatus: worst.status,
-    retryAfter: worst.retryAfter,
-  });
 }

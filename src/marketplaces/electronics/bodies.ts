@@ -2,20 +2,13 @@
  * The upstream bodies of one electronics lookup. Each source is fetched on its own; a failed source leaves its slot
  * empty and its error in `errors`, so the pure parser can build a partial record and say what is missing.
  */
-import type { ErrorCode } from '../../errors.js';
+import type { SourceError } from '../../operations/sources.js';
 import type { PageData } from './parse-page.js';
+
+export type { SourceError } from '../../operations/sources.js';
 
 export const SOURCES = ['page', 'pricing', 'priceView', 'reviews', 'official'] as const;
 export type SourceName = (typeof SOURCES)[number];
-
-export interface SourceError {
-  code: ErrorCode;
-  message: string;
-  /** Upstream HTTP status, when the source answered one. */
-  status?: number;
-  /** Seconds to wait before retrying (throttling, open circuit). */
-  retryAfter?: number;
-}
 
 export interface ElectronicsBodies {
   /** The SKU looked up (from the query, or resolved through the page). */

@@ -3,40 +3,24 @@
  * and (with a key) the official Products API, all at once within the lookup's deadline. Each source's failure is
  * caught and recorded, so one slow or blocked source costs only its part of the record.
  */
-import { MarketlensError, isMarketlensError, upstreamChanged } from '../../errors.js';
+import { MarketlensError, upstreamChanged } from '../../errors.js';
 import type { FetchContext } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
-import type { UpstreamRequest, UpstreamResponse } from '../../upstream/http-client.js';
-import { allFailed } from './assemble.js';
-import type { ElectronicsBodies, SourceError, SourceName } from './bodies.js';
+import type { UpstreamRequest } from '../../upstream/http-client.js';
+import { allFailed, fetchSources } from '../../operations/sources.js';
+import type { ElectronicsBodies, SourceName } from './bodies.js';
+import { bestbuyApiKey } from './marketplace.js';
 import { skuFromPage } from './parse-page.js';
 import { parseProductQuery } from './sku.js';
 
-export const BESTBUY_ORIGIN = 'https://www.bestbuy.com';
-export const BESTBUY_API_ORIGIN = 'https://api.bestbuy.com';
+const BESTBUY_ORIGIN = 'https://www.bestbuy.com';
+const BESTBUY_API_ORIGIN = 'https://api.bestbuy.com';
 /** The reviews page and order we ask for (the spec observed BEST_REVIEW). */
 export const REVIEWS_REQUEST = { page: 1, sort: 'BEST_REVIEW', pageSize: 20 } as const;
 
-/** Akamai's block page ("Access Denied … Reference #…") and other challenge markers. */
-const BLOCK_MARKERS = /Access Denied|Reference #|_abck|bm_sz|captcha|challenge-platform/i;
-
-/**
- * A 403/429 that is a bot block rather than an answer → upstream_blocked (the hardened client does this too; this
- * keeps the contract with any client).
- */
-function assertNotBlocked(res: UpstreamResponse, expect: 'json' | 'html', what: string): void {
-  if (res.status !== 403 && res.status !== 429) return;
-  const htmlWhereJson = expect === 'json' && /^\s*</.test(res.body);
-  if (htmlWhereJson || BLOCK_MARKERS.test(res.body)) {
-    throw new MarketlensError('upstream_blocked', `electronics answered the ${what} with a bot block (HTTP ${res.status})`, {
-      upstreamStatus: res.status,
-    });
-  }
-}
-
 async function get(ctx: FetchContext, req: UpstreamRequest, what: string): Promise<string> {
+  // Akamai blocks, whatever their status, are judged by the client (the electronics descriptor's markers).
   const res = await ctx.http.request(req, ctx);
-  assertNotBlocked(res, req.expect, what);
   expectOk(res, 'electronics', what);
   return res.body;
 }
@@ -79,18 +63,6 @@ function priceViewUrl(sku: string): string {
 function reviewsUrl(sku: string): string {
   const { page, pageSize, sort } = REVIEWS_REQUEST;
   return `${BESTBUY_ORIGIN}/ugc/v2/reviews?page=${page}&pageSize=${pageSize}&sku=${sku}&sort=${sort}`;
-}
-
-function toSourceError(e: unknown): SourceError {
-  if (isMarketlensError(e)) {
-    return {
-      code: e.code,
-      message: e.message,
-      ...(e.upstreamStatus ? { status: e.upstreamStatus } : {}),
-      ...(e.retryAfter !== undefined ? { retryAfter: e.retryAfter } : {}),
-    };
-  }
-  return { code: 'upstream_error', message: (e as Error)?.message ?? 'failed' };
 }
 
 /** One source of the plan: where its body goes, the request, and how messages name it. */
@@ -147,22 +119,16 @@ export async function fetchElectronicsBodies(ctx: FetchContext, query: string): 
   }
   bodies.sku = sku;
 
-  const sources = plan(sku, bodies.page === undefined, ctx.config.bestbuyApiKey);
-  await Promise.all(
-    sources.map(async ({ name, request, what }) => {
-      try {
-        bodies[name] = await get(ctx, request, what);
-      } catch (e) {
-        bodies.errors[name] = toSourceError(e);
-      }
-    }),
-  );
+  const sources = plan(sku, bodies.page === undefined, bestbuyApiKey(ctx.config));
+  const fetched = await fetchSources(sources.map(({ name, request, what }) => ({ name, fetch: () => get(ctx, request, what) })));
+  Object.assign(bodies, fetched.bodies);
+  bodies.errors = fetched.errors;
 
   if (bodies.errors.page?.code === 'not_found') {
     throw new MarketlensError('not_found', `Best Buy has no product with SKU ${sku}`, { upstreamStatus: bodies.errors.page.status });
   }
   if (bodies.reviews !== undefined) bodies.reviewsRequest = { page: REVIEWS_REQUEST.page, sort: REVIEWS_REQUEST.sort };
   // With the page already in hand (SKU resolution), at least one source answered.
-  if (bodies.page === undefined && sources.every((s) => bodies.errors[s.name] !== undefined)) throw allFailed(bodies.errors);
+  if (bodies.page === undefined && sources.every((s) => bodies.errors[s.name] !== undefined)) throw allFailed('electronics', bodies.errors);
   return bodies;
 }

@@ -6,7 +6,8 @@
  */
 import { MarketlensError, upstreamChanged } from '../../errors.js';
 import { extractNextData } from '../../util/next-data.js';
-import { isBlockPage } from './upstream.js';
+import { judgeAnswer } from '../../upstream/block-detection.js';
+import { resaleAMarketplace } from './marketplace.js';
 
 /**
  * The page's embedded JSON. No JSON: a challenge page → upstream_blocked, anything else → upstream_changed.
@@ -21,7 +22,8 @@ export function pageJson(html: string, what: string): any {
     throw upstreamChanged('resale-a', `${what}: embedded JSON does not parse`, html);
   }
   if (json === undefined || json === null || typeof json !== 'object') {
-    if (isBlockPage(html)) throw new MarketlensError('upstream_blocked', `resale-a answered the ${what} with a bot challenge`);
+    // Live answers were judged by the client already; a saved file (`marketlens parse`) meets the same judge here.
+    if (judgeAnswer({ status: 200, headers: {}, body: html }, { expect: 'html' }, resaleAMarketplace)) throw new MarketlensError('upstream_blocked', `resale-a answered the ${what} with a bot challenge`);
     throw upstreamChanged('resale-a', `${what} has no __NEXT_DATA__`, html);
   }
   if (json.page === '/404' || json.page === '/_error') {

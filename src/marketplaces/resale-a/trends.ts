@@ -57,5 +57,6 @@ export const resaleATrends = defineOperation({
     });
   },
   parse: (body: string, p) => resaleASearch.parse(body, { query: p.query }),
+  identify: (_record, p) => ({ id: `${p.sort_by}:${searchText(p.query)}`, country: p.country ?? 'US', currency: null, locale: 'en-US' }),
   bodiesFromFiles: (files, p) => resaleASearch.bodiesFromFiles(files, { query: p.query }),
 });

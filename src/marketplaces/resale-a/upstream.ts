@@ -12,7 +12,7 @@ import type { UpstreamResponse } from '../../upstream/http-client.js';
 import { localePathPrefix, type ResaleALocale } from './locale.js';
 
 export const STOCKX_ORIGIN = 'https://stockx.com';
-export const GRAPHQL_URL = `${STOCKX_ORIGIN}/api/p/e`;
+const GRAPHQL_URL = `${STOCKX_ORIGIN}/api/p/e`;
 
 /** Web client build seen in the newest public client (notes §2.A, 2026-01). */
 const CLIENT_VERSION = '2026.01.04.01';
@@ -24,7 +24,7 @@ const SESSION_ID = randomUUID();
  * Headers of a web-client GraphQL request.
  * @example graphqlHeaders('Browse', { country: 'US', currency: 'USD', language: 'en-US' }, 'https://stockx.com/')
  */
-export function graphqlHeaders(operationName: string, locale: ResaleALocale, referer: string): Record<string, string> {
+function graphqlHeaders(operationName: string, locale: ResaleALocale, referer: string): Record<string, string> {
   return {
     accept: 'application/json',
     'content-type': 'application/json',
@@ -61,7 +61,7 @@ export interface GraphqlCall {
 
 /**
  * POSTs one GraphQL operation and returns the raw body. Statuses: 2xx, and 4xx carrying a GraphQL JSON body
- * (validation errors come back as 400), pass to the parser; 403/429 are blocks; anything else is upstream_error.
+ * (validation errors come back as 400), pass to the parser; anything else is upstream_error.
  */
 export async function postGraphql(ctx: FetchContext, call: GraphqlCall): Promise<string> {
   const res = await ctx.http.request(
@@ -76,7 +76,7 @@ export async function postGraphql(ctx: FetchContext, call: GraphqlCall): Promise
     },
     ctx,
   );
-  rejectBlocks(res);
+  // Bot walls (403, PerimeterX pages, HTML where JSON belongs) are judged by the client and never reach here.
   if (res.status >= 200 && res.status < 300) return res.body;
   if (res.status >= 400 && res.status < 500 && /^\s*\{[\s\S]*"errors"/.test(res.body)) return res.body;
   throw new MarketlensError('upstream_error', `resale-a answered HTTP ${res.status} to ${call.operationName}`, {
@@ -92,7 +92,7 @@ export function productPageUrl(slug: string, language: string): string {
   return `${STOCKX_ORIGIN}${localePathPrefix(language)}/${encodeURIComponent(slug)}`;
 }
 
-/** GETs a product page: 404/410 → not_found; blocks → upstream_blocked. */
+/** GETs a product page: 404/410 → not_found. */
 export async function fetchProductPage(ctx: FetchContext, slug: string, locale: ResaleALocale): Promise<UpstreamResponse> {
   const res = await ctx.http.request(
     {
@@ -103,30 +103,6 @@ export async function fetchProductPage(ctx: FetchContext, slug: string, locale: 
     },
     ctx,
   );
-  rejectBlocks(res);
   expectOk(res, 'resale-a', `product ${slug}`);
   return res;
-}
-
-/**
- * PerimeterX / Cloudflare challenge markers (notes §6). Not the PX app id alone: every normal page embeds it.
- */
-const BLOCK_MARKERS = /px-captcha|Access to this page has been denied|cf-chl-|<title>Just a moment/;
-
-/**
- * True when an HTML body is a bot challenge. Only meaningful for pages without the data we look for.
- * @example isBlockPage('<div id="px-captcha"></div>') // true
- */
-export function isBlockPage(body: string): boolean {
-  return BLOCK_MARKERS.test(body.slice(0, 50_000));
-}
-
-/** 403 and 429 from StockX are its bot walls (PerimeterX JSON or HTML); the fetch tiers had their chance. */
-function rejectBlocks(res: UpstreamResponse): void {
-  if (res.status === 403 || res.status === 429) {
-    throw new MarketlensError('upstream_blocked', `resale-a answered with a bot challenge (HTTP ${res.status})`, {
-      upstreamStatus: res.status,
-      logContext: { snippet: res.body.slice(0, 300) },
-    });
-  }
 }

@@ -5,12 +5,12 @@
 import { z } from 'zod';
 import { MarketlensError, isMarketlensError } from '../../errors.js';
 import type { FetchContext } from '../../operations/types.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { feedLanguage, feedUrl, parseFeedText, type FeedTarget } from './parse-feed.js';
 import { parseProductPage } from './parse.js';
 import { nullPaths } from './record-parts.js';
-import { resolveProductTarget, styleColorOfUrl } from './product-url.js';
+import { NIKE_ORIGIN, resolveProductTarget, styleColorOfUrl } from './product-url.js';
 import { productSchema } from './schema.js';
 import { acceptLanguage, normaliseCountry } from './storefronts.js';
 
@@ -127,12 +127,28 @@ export const sportswearProduct = defineOperation({
     return { html: res.body, url: res.url } satisfies ProductPageBodies;
   },
   parse(bodies: SportswearBodies, p) {
-    if ('feed' in bodies) return parseFeedText(bodies.feed, bodies.target);
+    if ('feed' in bodies) {
+      const record = parseFeedText(bodies.feed, bodies.target);
+      return { record, missing: nullPaths(record) };
+    }
     const styleColor = p.query ? resolveProductTarget(p.query, p.country).styleColor : bodies.url ? styleColorOfUrl(bodies.url) : undefined;
-    return parseProductPage(bodies.html, styleColor);
+    return complete(parseProductPage(bodies.html, styleColor));
   },
-  missingParts(bodies: SportswearBodies) {
-    return 'feed' in bodies ? nullPaths(parseFeedText(bodies.feed, bodies.target)) : [];
+  // A product URL is its storefront and style-colour (the slug is decoration Nike redirects away); a storefront
+  // language other than the default (/ca/fr/) cannot be said with a bare code, so that URL keeps a placeholder slug.
+  canonicalParams: (p) => {
+    const t = resolveProductTarget(p.query, p.country);
+    if (t.language === null) return { query: t.styleColor, country: t.country };
+    return { query: `${NIKE_ORIGIN}/${t.country.toLowerCase()}/${t.language}/t/-/${t.styleColor}` };
+  },
+  identify: (record, p) => {
+    const t = resolveProductTarget(p.query, p.country);
+    return {
+      id: t.styleColor,
+      country: t.country,
+      currency: record.prices?.currency ?? null,
+      locale: acceptLanguage(t.country, t.language).split(',')[0]!,
+    };
   },
   bodiesFromFiles(files, p): SportswearBodies {
     if (files.length !== 1) {

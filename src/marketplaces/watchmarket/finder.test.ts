@@ -66,7 +66,7 @@ describe('finder', () => {
 
   it('fetch needs no network: it returns the catalog', async () => {
     const bodies = await watchmarketFinder.fetch({} as never, { query: 'dial' });
-    expect(watchmarketFinder.parse(bodies, { query: 'dial' })).toHaveLength(4);
+    expect(watchmarketFinder.parse(bodies, { query: 'dial' }).record).toHaveLength(4);
   });
 });
 
@@ -75,9 +75,9 @@ describe('finder on a saved catalog file (marketlens parse)', () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(new URL('./finder-catalog-data.json', import.meta.url), 'utf8');
     const fromFile = watchmarketFinder.bodiesFromFiles([{ path: 'finder-catalog-data.json', text }], { query: 'manufacturer' });
-    const groups = watchmarketFinder.parse(fromFile, { query: 'manufacturer' });
+    const groups = watchmarketFinder.parse(fromFile, { query: 'manufacturer' }).record;
     expect(groups[0]!.values.length).toBeGreaterThanOrEqual(545);
     const bare = watchmarketFinder.bodiesFromFiles([{ path: 'groups.json', text: JSON.stringify(FINDER_CATALOG) }], { query: 'dial' });
-    expect(watchmarketFinder.parse(bare, { query: 'dial' })).toHaveLength(4);
+    expect(watchmarketFinder.parse(bare, { query: 'dial' }).record).toHaveLength(4);
   });
 });

@@ -1,24 +1,11 @@
 /** Spec 4.5: Chrono24 listing search with every filter, sorting and paging, parsed from the results page HTML. */
-import { MarketlensError } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
+import { searchKey } from '../../operations/search-key.js';
 import { expectOk } from '../../upstream/expect.js';
 import type { UpstreamResponse } from '../../upstream/http-client.js';
 import { canonicalUrlOf, pagedCanonicalUrl, parseSearchPage, statedPage, type SearchBodies } from './parse.js';
 import { searchResultSchema } from './schema.js';
 import { acceptLanguage, buildSearchUrl, mappingTableMarkdown, searchParamsSchema } from './search-params.js';
-
-/**
- * Cloudflare's challenge ("Just a moment…", `cf-mitigated: challenge`) in place of a results page. Chrono24 has
- * answered non-browser clients this way since late 2024 (notes §5). A real results page is never taken for one.
- * @example isChallengePage({ status: 403, headers: { 'cf-mitigated': 'challenge' }, body: '', url: '' }) // true
- */
-export function isChallengePage(res: UpstreamResponse): boolean {
-  if (/challenge/i.test(res.headers['cf-mitigated'] ?? '')) return true;
-  if (res.body.includes('id="wt-watches"')) return false;
-  return /<title>\s*Just a moment\.\.\.|id="challenge-form"|window\._cf_chl_opt|cf-browser-verification|<title>Attention Required! \| Cloudflare/i.test(
-    res.body,
-  );
-}
 
 const DESCRIPTION = `Searches Chrono24 listings and parses the results page (Chrono24 has no JSON search API).
 
@@ -73,13 +60,8 @@ export const watchmarketSearch = defineOperation({
   },
   async fetch(ctx, p): Promise<SearchBodies> {
     const get = async (url: string, label: string): Promise<UpstreamResponse> => {
+      // Cloudflare challenges (whatever their status) are judged by the client: they never reach here.
       const res = await ctx.http.request({ url, expect: 'html', label, headers: { 'accept-language': acceptLanguage(p.language) } }, ctx);
-      if (isChallengePage(res)) {
-        throw new MarketlensError('upstream_blocked', `watchmarket answered with a bot challenge (HTTP ${res.status})`, {
-          upstreamStatus: res.status,
-          retryAfter: 30,
-        });
-      }
       expectOk(res, 'watchmarket', 'search page');
       return res;
     };
@@ -94,8 +76,15 @@ export const watchmarketSearch = defineOperation({
     return { url: res.url, pages: [res.body] };
   },
   parse(bodies: SearchBodies, p) {
-    return parseSearchPage(bodies, p.page ?? 1, p.page_size === undefined ? undefined : Number(p.page_size));
+    return complete(parseSearchPage(bodies, p.page ?? 1, p.page_size === undefined ? undefined : Number(p.page_size)));
   },
+  // Prices show a symbol (`$`); the requested currency is their ISO 4217 code. The site's language follows the domain.
+  identify: (_record, p) => ({
+    id: searchKey(p),
+    country: null,
+    currency: p.currency,
+    locale: p.language.replace('_', '-'),
+  }),
   bodiesFromFiles(files, p) {
     const pages = files.map((f) => f.text);
     // A saved page has no fetch URL: use the canonical URL it names, else the URL these parameters would fetch.

@@ -12,12 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import { MarketlensError } from '../../errors.js';
-import type { Marketplace } from '../../marketplaces/catalog.js';
+import { descriptorOf } from '../../marketplaces/catalog.js';
+import type { MarketplaceDescriptor } from '../../marketplaces/descriptor.js';
 import { detectBlock } from '../block-detection.js';
 import type { BrowserFetchContext, BrowserFetchResult, BrowserFetcher } from '../browser.js';
 import type { UpstreamRequest } from '../http-client.js';
 import { toRealUrl, toWireUrl } from '../origin.js';
-import { PROFILES, needsWarmUp } from '../profiles.js';
+import { needsWarmUp } from '../profiles.js';
 import { urlRejection } from '../url-guard.js';
 import { cookiePairs, toContextCookies, toSetCookie } from './cookies.js';
 import { GuardProxy } from './guard-proxy.js';
@@ -56,7 +57,7 @@ export interface ChromiumFetcherOptions {
   /** Pages open at once across all marketplaces (MARKETLENS_BROWSER_POOL_SIZE). */
   poolSize: number;
   /** MARKETLENS_<MP>_ORIGIN per marketplace: the browser goes there instead, exactly as the fast client does. */
-  origins?: Partial<Record<Marketplace, string | undefined>>;
+  origins?: Partial<Record<string, string | undefined>>;
   /** Larger answers fail like the fast client's body cap (MARKETLENS_MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   /** How long a challenge page may take to pass itself before its answer is returned (and judged a block). */
@@ -70,7 +71,8 @@ export interface ChromiumFetcherOptions {
 
 /** One marketplace's browser: its Chromium with a persistent profile, and the guard proxy in front of it. */
 interface Site {
-  marketplace: Marketplace;
+  marketplace: string;
+  descriptor: MarketplaceDescriptor;
   context: BrowserContext;
   userDataDir: string;
   proxy: GuardProxy;
@@ -81,13 +83,13 @@ export interface BrowserStats {
   pool: ReturnType<PagePool<Page>['stats']>;
   /** Chromium launches so far (one per marketplace, plus one per crash). */
   launches: number;
-  sites: { marketplace: Marketplace; userDataDir: string; refused: { target: string; reason: string }[] }[];
+  sites: { marketplace: string; userDataDir: string; refused: { target: string; reason: string }[] }[];
 }
 
 export class ChromiumFetcher implements BrowserFetcher {
   readonly pool: PagePool<Page>;
-  private readonly sites = new Map<Marketplace, Promise<Site>>();
-  private readonly live = new Map<Marketplace, Site>();
+  private readonly sites = new Map<string, Promise<Site>>();
+  private readonly live = new Map<string, Site>();
   private launches = 0;
   private closed = false;
   private readonly identity: BrowserIdentity;
@@ -102,14 +104,15 @@ export class ChromiumFetcher implements BrowserFetcher {
 
   async fetch(request: UpstreamRequest, ctx: BrowserFetchContext): Promise<BrowserFetchResult> {
     const mp = ctx.marketplace;
+    const descriptor = ctx.descriptor ?? descriptorOf(mp);
     ctx.signal.throwIfAborted();
     if (this.closed) throw new MarketlensError('internal', 'the browser tier was shut down');
     const real = new URL(request.url);
-    const why = urlRejection(mp, real);
+    const why = urlRejection(descriptor, real);
     if (why) throw new MarketlensError('internal', `refused to fetch ${real.origin} in the browser: ${why}`);
     const override = this.options.origins?.[mp];
     const wire = toWireUrl(real, override);
-    const site = await untilAborted(this.site(mp), ctx.signal);
+    const site = await untilAborted(this.site(descriptor), ctx.signal);
     const handed = [...cookiePairs(ctx.cookies), ...cookiePairs(ownCookieHeader(request))];
     if (handed.length > 0) await site.context.addCookies(toContextCookies(handed, wire));
     const lease = await this.pool.acquire(mp, ctx.signal, () => this.newPage(site));
@@ -117,12 +120,16 @@ export class ChromiumFetcher implements BrowserFetcher {
       const answer = await this.ask(site, page, request, real, wire);
       const bytes = Buffer.byteLength(answer.body);
       if (this.options.maxBodyBytes !== undefined && bytes > this.options.maxBodyBytes) {
-        throw new MarketlensError('upstream_error', `${mp} (browser): answer of ${bytes} bytes is over the ${this.options.maxBodyBytes}-byte limit`);
+        throw new MarketlensError(
+          'upstream_error',
+          `${mp} (browser): answer of ${bytes} bytes is over the ${this.options.maxBodyBytes}-byte limit`,
+        );
       }
       const finalWire = new URL(answer.url);
       // A redirect off the site ends on the guard's refusal page: an error, not that page.
-      const left = this.targetRejection(mp, finalWire);
-      if (left !== undefined) throw new MarketlensError('upstream_error', `${mp} (browser) tried to leave its hosts: ${left}`);
+      const left = this.targetRejection(descriptor, finalWire);
+      if (left !== undefined)
+        throw new MarketlensError('upstream_error', `${mp} (browser) tried to leave its hosts: ${left}`);
       const finalReal = toRealUrl(answer.url, real, wire, override);
       const cookies = (await site.context.cookies(finalWire.href)).map((c) => toSetCookie(c, override !== undefined));
       return { status: answer.status, url: finalReal.href, headers: answer.headers, body: answer.body, cookies };
@@ -150,7 +157,11 @@ export class ChromiumFetcher implements BrowserFetcher {
     return {
       pool: this.pool.stats(),
       launches: this.launches,
-      sites: [...this.live.values()].map((s) => ({ marketplace: s.marketplace, userDataDir: s.userDataDir, refused: [...s.proxy.refusals] })),
+      sites: [...this.live.values()].map((s) => ({
+        marketplace: s.marketplace,
+        userDataDir: s.userDataDir,
+        refused: [...s.proxy.refusals],
+      })),
     };
   }
 
@@ -171,13 +182,14 @@ export class ChromiumFetcher implements BrowserFetcher {
       return answer;
     }
 
-    const home = toWireUrl(homeFor(site.marketplace, real), this.options.origins?.[site.marketplace]);
+    const home = toWireUrl(homeFor(site.descriptor, real), this.options.origins?.[site.marketplace]);
     const call = (): Promise<PageAnswer> =>
       fetchInPage(page, wire, {
         method,
         headers: request.headers ?? {},
         body: request.body,
-        accept: request.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,application/xhtml+xml,*/*;q=0.8',
+        accept:
+          request.expect === 'json' ? 'application/json, text/plain, */*' : 'text/html,application/xhtml+xml,*/*;q=0.8',
       });
     let onSite = false;
     if (!sameOrigin(page.url(), home)) {
@@ -193,10 +205,11 @@ export class ChromiumFetcher implements BrowserFetcher {
     return call();
   }
 
-  private site(mp: Marketplace): Promise<Site> {
+  private site(descriptor: MarketplaceDescriptor): Promise<Site> {
+    const mp = descriptor.id;
     let site = this.sites.get(mp);
     if (!site) {
-      site = this.launch(mp);
+      site = this.launch(descriptor);
       this.sites.set(mp, site);
       const mine = site;
       mine.catch(() => {
@@ -206,8 +219,9 @@ export class ChromiumFetcher implements BrowserFetcher {
     return site;
   }
 
-  private async launch(mp: Marketplace): Promise<Site> {
-    const proxy = await new GuardProxy((u) => this.targetRejection(mp, u)).start();
+  private async launch(descriptor: MarketplaceDescriptor): Promise<Site> {
+    const mp = descriptor.id;
+    const proxy = await new GuardProxy((u) => this.targetRejection(descriptor, u)).start();
     const userDataDir = await mkdtemp(join(tmpdir(), `marketlens-browser-${mp}-`));
     let context: BrowserContext;
     try {
@@ -234,11 +248,21 @@ export class ChromiumFetcher implements BrowserFetcher {
     } catch (e) {
       await proxy.stop();
       await removeProfile(userDataDir);
-      throw new Error(`could not start Chromium (${this.options.executablePath}): ${String((e as Error).message).split('\n')[0]}`, { cause: e });
+      throw new Error(
+        `could not start Chromium (${this.options.executablePath}): ${String((e as Error).message).split('\n')[0]}`,
+        { cause: e },
+      );
     }
     this.launches++;
     let goneResolve!: () => void;
-    const site: Site = { marketplace: mp, context, userDataDir, proxy, gone: new Promise<void>((r) => (goneResolve = r)) };
+    const site: Site = {
+      marketplace: mp,
+      descriptor,
+      context,
+      userDataDir,
+      proxy,
+      gone: new Promise<void>((r) => (goneResolve = r)),
+    };
     this.live.set(mp, site);
     // A crash or close ends the context: forget it, so the next lookup launches a fresh browser.
     context.on('close', () => {
@@ -258,7 +282,8 @@ export class ChromiumFetcher implements BrowserFetcher {
       this.sites.delete(mp);
     }
     this.pool.drop(mp);
-    if (!this.closed) this.options.logger?.warn({ marketplace: mp }, 'browser went away; the next lookup starts a new one');
+    if (!this.closed)
+      this.options.logger?.warn({ marketplace: mp }, 'browser went away; the next lookup starts a new one');
     await site.proxy.stop();
     await removeProfile(site.userDataDir);
   }
@@ -282,7 +307,7 @@ export class ChromiumFetcher implements BrowserFetcher {
     if (SKIPPED_RESOURCES.has(req.resourceType())) return route.abort('blockedbyclient').catch(() => undefined);
     let why: string | undefined;
     try {
-      why = this.targetRejection(site.marketplace, new URL(req.url()));
+      why = this.targetRejection(site.descriptor, new URL(req.url()));
     } catch {
       why = 'not a valid URL';
     }
@@ -294,22 +319,29 @@ export class ChromiumFetcher implements BrowserFetcher {
   }
 
   /** Under an origin override only the override's host:port is reachable; otherwise the marketplace's own https hosts. */
-  private targetRejection(mp: Marketplace, url: URL): string | undefined {
-    const override = this.options.origins?.[mp];
+  private targetRejection(descriptor: MarketplaceDescriptor, url: URL): string | undefined {
+    const override = this.options.origins?.[descriptor.id];
     if (override !== undefined) {
       const o = new URL(override);
-      return url.host === o.host ? undefined : `${url.host} is not ${mp}'s origin override (${o.host})`;
+      return url.host === o.host ? undefined : `${url.host} is not ${descriptor.id}'s origin override (${o.host})`;
     }
-    return urlRejection(mp, url);
+    return urlRejection(descriptor, url);
   }
 
   /** Failures as the client understands them: leaving the marketplace is fatal; other browser trouble is a network error. */
-  private explain(site: Site, mp: Marketplace, e: unknown, signal: AbortSignal): unknown {
+  private explain(site: Site, mp: string, e: unknown, signal: AbortSignal): unknown {
     if (e instanceof MarketlensError || signal.aborted) return e;
     const message = String((e as Error)?.message ?? e).split('\n')[0]!;
     const refusal = site.proxy.refusals.at(-1);
-    if (refusal && /ERR_BLOCKED_BY_CLIENT|ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_ACCESS_DENIED|Failed to fetch/i.test(message)) {
-      return new MarketlensError('upstream_error', `${mp} (browser) tried to leave its hosts (last refused: ${refusal.target})`, { cause: e });
+    if (
+      refusal &&
+      /ERR_BLOCKED_BY_CLIENT|ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_ACCESS_DENIED|Failed to fetch/i.test(message)
+    ) {
+      return new MarketlensError(
+        'upstream_error',
+        `${mp} (browser) tried to leave its hosts (last refused: ${refusal.target})`,
+        { cause: e },
+      );
     }
     return new Error(`browser: ${message}`, { cause: e });
   }
@@ -320,8 +352,8 @@ function removeProfile(dir: string): Promise<void> {
 }
 
 /** The page a JSON call is made from: the request's own site when it is a web host, else the marketplace's home. */
-function homeFor(mp: Marketplace, real: URL): URL {
-  const home = new URL(PROFILES[mp].home);
+function homeFor(mp: MarketplaceDescriptor, real: URL): URL {
+  const home = new URL(mp.home);
   if (needsWarmUp(mp, real) || real.hostname === home.hostname) return new URL('/', real.origin);
   return home;
 }
@@ -338,7 +370,6 @@ function ownCookieHeader(request: UpstreamRequest): string | undefined {
   for (const [k, v] of Object.entries(request.headers ?? {})) if (k.toLowerCase() === 'cookie') return v;
   return undefined;
 }
-
 
 /**
  * Runs `work` on the leased page until `signal` fires. At the deadline the lookup fails at once and the page is

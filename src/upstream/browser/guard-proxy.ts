@@ -41,7 +41,13 @@ export class GuardProxy {
       }
       const headers = stripHopByHop(req.rawHeaders);
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port || 80, path: `${target.pathname}${target.search}`, method: req.method, headers },
+        {
+          host: target.hostname,
+          port: target.port || 80,
+          path: `${target.pathname}${target.search}`,
+          method: req.method,
+          headers,
+        },
         (up) => {
           res.writeHead(up.statusCode ?? 502, stripHopByHop(up.rawHeaders));
           up.pipe(res);

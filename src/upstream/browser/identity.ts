@@ -31,7 +31,9 @@ export function pinnedIdentity(profile: string = PINNED_BROWSER): BrowserIdentit
   const major = /^chrome(\d+)$/.exec(profile)?.[1] ?? '151';
   return {
     userAgent: `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
-    acceptLanguage: ACCEPT_LANGUAGE.split(',').map((l) => l.split(';')[0]!).join(','),
+    acceptLanguage: ACCEPT_LANGUAGE.split(',')
+      .map((l) => l.split(';')[0]!)
+      .join(','),
     platform: 'Win32',
     userAgentMetadata: {
       brands: [

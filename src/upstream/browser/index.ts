@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config.js';
-import { MARKETPLACES } from '../../marketplaces/catalog.js';
 import { ChromiumFetcher, type BrowserLogger } from './chromium-fetcher.js';
 
 export { ChromiumFetcher, CHROMIUM_FLAGS, type BrowserStats, type ChromiumFetcherOptions } from './chromium-fetcher.js';
@@ -16,7 +15,10 @@ export { PagePool, type Lease, type PoolStats } from './page-pool.js';
  * /usr/bin/chromium, or the path does not exist): the client then skips the `browser` tier with a log line.
  * @example const browser = createBrowserFetcher(loadConfig()); const http = createHttpClient(config, metrics, { browser })
  */
-export function createBrowserFetcher(config: Config, options: { logger?: BrowserLogger } = {}): ChromiumFetcher | undefined {
+export function createBrowserFetcher(
+  config: Config,
+  options: { logger?: BrowserLogger } = {},
+): ChromiumFetcher | undefined {
   const path = config.browserPath;
   if (!path || !existsSync(path)) {
     if (path) options.logger?.warn({ path }, 'MARKETLENS_BROWSER_PATH does not exist; the browser tier is off');
@@ -25,7 +27,7 @@ export function createBrowserFetcher(config: Config, options: { logger?: Browser
   return new ChromiumFetcher({
     executablePath: path,
     poolSize: config.browserPoolSize,
-    origins: Object.fromEntries(MARKETPLACES.map((mp) => [mp, config.marketplaces[mp].origin])),
+    origins: Object.fromEntries(Object.entries(config.marketplaces).map(([mp, c]) => [mp, c.origin])),
     maxBodyBytes: config.maxBodyBytes,
     // A challenge that has not passed itself within most of an attempt's time will not pass in this lookup.
     challengeWaitMs: Math.max(1_000, Math.floor(config.attemptTimeoutMs * 0.8)),

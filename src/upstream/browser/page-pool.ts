@@ -49,7 +49,8 @@ export class PagePool<P extends PooledPage> {
   async acquire(key: string, signal: AbortSignal, open: () => Promise<P>): Promise<Lease<P>> {
     signal.throwIfAborted();
     // Queue behind earlier waiters even when a slot looks free: first come, first served within a marketplace.
-    if (this.busy >= this.size || this.rotation.length > 0) await this.wait(key, signal); // the slot is handed over
+    if (this.busy >= this.size || this.rotation.length > 0)
+      await this.wait(key, signal); // the slot is handed over
     else this.busy++;
     this.peak = Math.max(this.peak, this.busy);
     let page: P;

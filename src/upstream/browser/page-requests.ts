@@ -26,7 +26,11 @@ interface Seen {
  * page to navigate on by itself, and returns the first non-challenge document, or the last challenge when time is up.
  * @example const answer = await navigate(page, new URL('https://www.chrono24.com/'), { challengeWaitMs: 8000, isChallenge })
  */
-export async function navigate(page: Page, url: URL, opts: { challengeWaitMs: number; isChallenge: ChallengeTest }): Promise<PageAnswer> {
+export async function navigate(
+  page: Page,
+  url: URL,
+  opts: { challengeWaitMs: number; isChallenge: ChallengeTest },
+): Promise<PageAnswer> {
   const seen: Seen[] = [];
   let wake: (() => void) | undefined;
   const record = (response: Response): void => {
@@ -77,7 +81,8 @@ async function answerOf(page: Page, s: Seen): Promise<PageAnswer> {
 }
 
 /** Headers a page's script may not set itself (the browser owns them), dropped from the operation's headers. */
-const BROWSER_OWNED = /^(cookie|cookie2|host|user-agent|content-length|connection|keep-alive|accept-encoding|accept-language|origin|referer|te|trailer|transfer-encoding|upgrade|via|expect|date|dnt|priority|sec-.*|proxy-.*|upgrade-insecure-requests)$/i;
+const BROWSER_OWNED =
+  /^(cookie|cookie2|host|user-agent|content-length|connection|keep-alive|accept-encoding|accept-language|origin|referer|te|trailer|transfer-encoding|upgrade|via|expect|date|dnt|priority|sec-.*|proxy-.*|upgrade-insecure-requests)$/i;
 
 /**
  * Calls `url` with `fetch()` from inside `page` (which must already be on the site), with the site's cookies.
@@ -92,17 +97,29 @@ export async function fetchInPage(
   for (const [k, v] of Object.entries(req.headers)) {
     if (!BROWSER_OWNED.test(k) && v !== '') headers[k.toLowerCase()] = v;
   }
-  if (req.body !== undefined && req.method !== 'GET' && !headers['content-type']) headers['content-type'] = 'application/json';
+  if (req.body !== undefined && req.method !== 'GET' && !headers['content-type'])
+    headers['content-type'] = 'application/json';
   const out = await page.evaluate(
     async (r: { url: string; method: string; headers: Record<string, string>; body?: string }) => {
-      const res = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body, credentials: 'include', redirect: 'follow' });
+      const res = await fetch(r.url, {
+        method: r.method,
+        headers: r.headers,
+        body: r.body,
+        credentials: 'include',
+        redirect: 'follow',
+      });
       const h: Record<string, string> = {};
       res.headers.forEach((v, k) => {
         h[k] = v;
       });
       return { status: res.status, url: res.url, headers: h, body: await res.text() };
     },
-    { url: url.href, method: req.method, headers, ...(req.body !== undefined && req.method !== 'GET' ? { body: req.body } : {}) },
+    {
+      url: url.href,
+      method: req.method,
+      headers,
+      ...(req.body !== undefined && req.method !== 'GET' ? { body: req.body } : {}),
+    },
   );
   return { ...out, headers: withoutSetCookie(out.headers) };
 }
