@@ -19,6 +19,8 @@ import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.
 import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
+import type { UpstreamObserver } from '../upstream/observer.js';
+import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus } from '../status/index.js';
 import { makeAuthenticate } from './auth.js';
 import { Metrics } from './metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
@@ -61,7 +63,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const keys = deps.keys ?? new KeyStore(config.dataDir, config.apiKeys);
-  const http: HttpClient = deps.http ?? createHttpClient(config, metrics);
+  // Upstream events go to /metrics and to /api/v1/status (src/status), which adds itself below.
+  const upstreamObservers: UpstreamObserver[] = [metrics];
+  const http: HttpClient = deps.http ?? createHttpClient(config, { onUpstream: (e) => upstreamObservers.forEach((o) => o.onUpstream(e)) });
   const state: AppState = { ready: true };
 
   const app = Fastify({
@@ -128,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, err);
   });
 
-  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths()]);
+  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, STATUS_PATH, STATUS_PAGE_PATH, ...operationPaths()]);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     if (knownPaths.has(path)) {
@@ -164,12 +168,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handler: async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   });
 
+  const status = registerStatus(app, { http, redis, authenticate: config.metricsPublic ? undefined : authenticate, observeUpstream: (o) => upstreamObservers.push(o) });
   const cacheResults = cacheResultCounter(metrics);
   registerOperationRoutes(app, {
     lookup,
     deadlineMs: config.deadlineMs,
     authenticate: guardWithLimits(authenticate, limits),
-    onCacheResult: (operation, result) => cacheResults.inc({ operation, result }),
+    onCacheResult: (operation, result) => {
+      cacheResults.inc({ operation, result });
+      status.onCacheAnswer(operation, result);
+    },
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
 

@@ -4,6 +4,7 @@
  * detection, and returns the answer. It knows nothing of records.
  */
 import type { Marketplace } from '../marketplaces/catalog.js';
+import type { CircuitSnapshot } from './circuit-breaker.js';
 
 export interface UpstreamRequest {
   /** Absolute URL on the real marketplace (https://www.goat.com/…); origin overrides are applied by the client. */
@@ -46,4 +47,6 @@ export interface HttpClient {
    */
   request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse>;
   close?(): Promise<void>;
+  /** The marketplace's circuit breaker, for /api/v1/status (clients without one leave it out). */
+  circuit?(marketplace: Marketplace): CircuitSnapshot;
 }

@@ -10,7 +10,7 @@ import { MarketlensError, isMarketlensError } from '../errors.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import { detectBlock } from './block-detection.js';
 import type { BrowserFetcher } from './browser.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker, type CircuitSnapshot } from './circuit-breaker.js';
 import { CookieJar, mergeCookies } from './cookie-jar.js';
 import type { HarRecorder } from './har.js';
 import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
@@ -140,6 +140,11 @@ export class ImpitHttpClient implements HttpClient {
   /** For health pages and tests: the breaker state of a marketplace. */
   circuitState(mp: Marketplace): string {
     return this.state(mp).breaker.current;
+  }
+
+  /** Read-only breaker view for /api/v1/status: state and when an open circuit lets its probe through. */
+  circuit(mp: Marketplace): CircuitSnapshot {
+    return this.state(mp).breaker.snapshot();
   }
 
   private state(mp: Marketplace): MarketplaceState {
@@ -272,7 +277,7 @@ export class ImpitHttpClient implements HttpClient {
       this.judge(mp, req, res);
       // GOAT notes: warm up again after any 403, even one the operation gets to see.
       if (res.status === 403) session.warmed.delete(real.origin);
-      this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000);
+      this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000, Buffer.byteLength(res.body));
       return res;
     } catch (e) {
       const err = this.toError(e, signal, ctx.signal, mp);
@@ -427,7 +432,7 @@ export class ImpitHttpClient implements HttpClient {
     return fail('upstream_error', `${mp} could not be reached (${reason})`, 'network', { cause: e });
   }
 
-  private observe(marketplace: string, tier: string, outcome: string, seconds: number): void {
-    this.options.observer?.onUpstream({ marketplace, tier, outcome, seconds });
+  private observe(marketplace: string, tier: string, outcome: string, seconds: number, bytes?: number): void {
+    this.options.observer?.onUpstream({ marketplace, tier, outcome, seconds, bytes });
   }
 }

@@ -5,6 +5,8 @@ export interface UpstreamEvent {
   /** `http_200`, `http_404`, or an error code such as `upstream_blocked`. */
   outcome: string;
   seconds: number;
+  /** Size of the answer's body (UTF-8 bytes), when there was one. */
+  bytes?: number;
 }
 
 export interface UpstreamObserver {
