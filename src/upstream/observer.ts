@@ -5,7 +5,7 @@ export interface UpstreamEvent {
   /** `http_200`, `http_404`, or an error code such as `upstream_blocked`. */
   outcome: string;
   seconds: number;
-  /** Size of the answer's body (UTF-8 bytes), when there was one. */
+  /** Body size (UTF-8 bytes) of an answer passed on to the operation (`http_*` outcomes); absent for failures. */
   bytes?: number;
 }
 
