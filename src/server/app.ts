@@ -174,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handler: async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   });
 
-  const status = registerStatus(app, { http, redis, authenticate: config.metricsPublic ? undefined : authenticate, observeUpstream: (o) => upstreamObservers.push(o) });
+  const status = registerStatus(app, { http, redis, liveResults, authenticate: config.metricsPublic ? undefined : authenticate, observeUpstream: (o) => upstreamObservers.push(o) });
   const cacheResults = cacheResultCounter(metrics);
   registerOperationRoutes(app, {
     lookup,

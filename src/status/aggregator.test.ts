@@ -11,7 +11,7 @@ function clocked(start = Date.UTC(2026, 10, 24, 1, 0, 0)) {
   return { agg, advance: (ms: number) => (now += ms), at: () => now };
 }
 
-const fail = (code: ConstructorParameters<typeof MarketlensError>[0], message = code) => new MarketlensError(code, message);
+const fail = (code: ConstructorParameters<typeof MarketlensError>[0], message: string = code) => new MarketlensError(code, message);
 
 describe('status aggregator', () => {
   it('counts lookups, outcomes by code, success rate and cache share per operation and marketplace', () => {

@@ -119,7 +119,7 @@ async function checkOne(config: Config, http: HttpClient, name: OperationName, o
   let record: unknown;
   try {
     const bodies = await op.fetch({ http, marketplace: op.marketplace, signal: AbortSignal.timeout(config.deadlineMs), config }, params);
-    record = op.parse(bodies, params);
+    record = op.parse(bodies, params).record;
   } catch (e) {
     const err = isMarketlensError(e) ? e : new MarketlensError('upstream_changed', `${name} parser failed: ${(e as Error).message}`);
     return { operation: name, ok: false, code: err.code, message: err.message, ms: elapsed(), record_valid: null, null_fields: null };

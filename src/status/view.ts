@@ -12,7 +12,7 @@ import { LATENCY_BUCKETS, quantileMs } from './latency.js';
 export interface LookupFigures {
   /** Lookups answered or failed: live fetches (ok or failed) plus answers served from cache. */
   lookups: number;
-  /** Share of lookups answered (live or from cache), 0–1; null without lookups. */
+  /** Share of lookups the marketplace answered (ok, from cache, or a correct 404 `not_found`), 0–1; null without lookups. */
   success_rate: number | null;
   /** `ok` (answered) and every error code seen, with counts. */
   outcomes: Record<string, number>;
@@ -50,20 +50,25 @@ export interface StatusView {
 
 const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
 
+/** A product that does not exist upstream is a correct answer from a working marketplace (as for the breaker). */
+const ANSWERED: ReadonlySet<string> = new Set(['not_found']);
+
 export function lookupFigures(c: readonly number[]): LookupFigures {
   const cached = c[OP_FIELDS.hit]! + c[OP_FIELDS.stale]! + c[OP_FIELDS.shared]!;
   const ok = c[OP_FIELDS.live_ok]! + cached;
   const outcomes: Record<string, number> = { ok };
   let failed = 0;
+  let answered = ok;
   CODES.forEach((code, i) => {
     const n = c[4 + i]!;
     if (n > 0) outcomes[code] = n;
     failed += n;
+    if (ANSWERED.has(code)) answered += n;
   });
   const lookups = ok + failed;
   return {
     lookups,
-    success_rate: lookups === 0 ? null : round(ok / lookups),
+    success_rate: lookups === 0 ? null : round(answered / lookups),
     outcomes,
     cache_share: lookups === 0 ? null : round(cached / lookups),
     live_lookups: c[OP_FIELDS.live_ok]! + failed,
