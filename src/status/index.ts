@@ -43,7 +43,8 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
   deps.liveResults?.onFailure((f) => aggregator.onLiveFailure(f));
   const shared = new SharedStatus(aggregator, deps.redis, instance);
   shared.start();
-  app.addHook('onClose', () => shared.stop());
+  // preClose: Redis (closed in onClose) is still up, so this instance can withdraw its figures at once.
+  app.addHook('preClose', () => shared.stop());
 
   const onRequest = deps.authenticate ? [deps.authenticate] : [];
   const gather = async () => {
