@@ -3,6 +3,7 @@
  * asset) that a person reads at a glance: one coloured row per marketplace, then one row per operation.
  */
 import type { Marketplace } from '../marketplaces/catalog.js';
+import type { NotableFailure } from './aggregator.js';
 import type { LookupFigures, MarketplaceStatus, StatusView } from './view.js';
 
 export interface StatusPageInput {
@@ -29,6 +30,10 @@ export function renderStatusPage(input: StatusPageInput): string {
   const { total } = input;
   const mps = Object.entries(total.marketplaces) as [Marketplace, MarketplaceStatus][];
   const rows = mps.map(([mp, s]) => marketplaceRow(mp, s)).join('\n');
+  const problemRows = mps.flatMap(([mp, s]) => [problemRow(mp, s, 'blocked', s.last_blocked), problemRow(mp, s, 'format changed', s.last_changed)]).filter(Boolean);
+  const problems = problemRows.length
+    ? `<table><thead><tr><th>Marketplace</th><th>What</th><th>When</th><th>Operation</th><th>Reason</th></tr></thead><tbody>\n${problemRows.join('\n')}\n</tbody></table>`
+    : '';
   const opRows = mps.flatMap(([, s]) => Object.entries(s.operations).map(([name, w]) => operationRow(name, w!['5m'], w!['1h']))).join('\n');
   const scope = input.shared ? `${input.instances} instance${input.instances === 1 ? '' : 's'} (summed)` : 'this instance';
   return `<!DOCTYPE html>
@@ -43,14 +48,16 @@ th{font-size:12px;color:#5b6474;font-weight:600;background:#fafbfc}td.n{text-ali
 .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;vertical-align:middle}
 .ok .dot{background:#1a9e55}.degraded .dot{background:#e3a008}.down .dot{background:#d92d20}.idle .dot{background:#a0a7b4}
 .down td.state{color:#b42318;font-weight:600}.degraded td.state{color:#975a06;font-weight:600}
-.note{white-space:normal;max-width:340px;font-size:12px;color:#5b6474}
+.note{white-space:normal;color:#5b6474}td.bad{color:#b42318;font-weight:600}td.warn{color:#975a06;font-weight:600}
 </style></head><body>
 <h1>marketlens status</h1>
 <div class="meta">Figures from ${esc(scope)} at ${esc(total.generated_at)} · last 5 minutes (last hour in brackets) · refreshes every 30 s · JSON: <code>/api/v1/status</code></div>
-<table><thead><tr><th>Marketplace</th><th>State</th><th>Lookups</th><th>Success</th><th>From cache</th><th>Upstream p50 / p95</th><th>Tier answered</th><th>Requests / bytes per live lookup</th><th>Breaker</th><th>Last block</th><th>Last format change</th></tr></thead>
+<table><thead><tr><th>Marketplace</th><th>State</th><th>Lookups</th><th>Success</th><th>From cache</th><th>Upstream p50 / p95</th><th>Tier answered</th><th>Requests / bytes per live lookup</th><th>Breaker</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>
+<h2>Last block and last format change</h2>
+${problems || '<p class="meta">None since this instance started.</p>'}
 <h2>Operations</h2>
 <table><thead><tr><th>Operation</th><th>Lookups</th><th>Success</th><th>From cache</th><th>Outcomes (5 min)</th></tr></thead>
 <tbody>
@@ -70,8 +77,7 @@ function marketplaceRow(mp: Marketplace, s: MarketplaceStatus): string {
   return `<tr class="${health}" data-marketplace="${esc(mp)}"><td><span class="dot"></span>${esc(s.site)} <small>(${esc(mp)})</small></td>
 <td class="state">${LABEL[health]}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td>
 <td class="n">${pct(w.cache_share)}</td><td class="n">${ms(up.p50_ms)} / ${ms(up.p95_ms)}</td><td>${esc(tiers)}</td>
-<td class="n">${num(up.requests_per_live_lookup)} / ${bytes(up.bytes_per_live_lookup)}</td><td>${esc(breaker)}</td>
-<td class="note">${notable(s.last_blocked)}</td><td class="note">${notable(s.last_changed)}</td></tr>`;
+<td class="n">${num(up.requests_per_live_lookup)} / ${bytes(up.bytes_per_live_lookup)}</td><td>${esc(breaker)}</td></tr>`;
 }
 
 function operationRow(name: string, w: LookupFigures, h: LookupFigures): string {
@@ -79,8 +85,9 @@ function operationRow(name: string, w: LookupFigures, h: LookupFigures): string 
   return `<tr data-operation="${esc(name)}"><td>${esc(name)}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td><td class="n">${pct(w.cache_share)}</td><td>${esc(outcomes)}</td></tr>`;
 }
 
-function notable(f: { at: string; operation: string; reason: string } | null): string {
-  return f ? `${esc(time(f.at))} · ${esc(f.operation)}<br>${esc(f.reason)}` : '—';
+function problemRow(mp: Marketplace, s: MarketplaceStatus, what: string, f: NotableFailure | null): string {
+  if (!f) return '';
+  return `<tr data-problem="${esc(mp)}"><td>${esc(s.site)}</td><td class="${what === 'blocked' ? 'bad' : 'warn'}">${what}</td><td>${esc(time(f.at))}</td><td>${esc(f.operation)}</td><td class="note">${esc(f.reason)}</td></tr>`;
 }
 
 const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 1000) / 10} %`);
