@@ -102,6 +102,14 @@ const globalShape = {
   MARKETLENS_BESTBUY_API_KEY: z.string().min(1).optional(),
   MARKETLENS_BROWSER_PATH: z.string().min(1).optional(),
   MARKETLENS_BROWSER_POOL_SIZE: int(1, 64).default(4),
+  /** How often the doctor's lookups run as canaries feeding /api/v1/status: `off`, or e.g. `300`, `30s`, `5m`, `1h`. */
+  MARKETLENS_CANARY_INTERVAL: z
+    .string()
+    .trim()
+    .regex(/^(off|\d+(s|m|h)?)$/, 'expected off, or seconds such as 300, 30s, 5m, 1h')
+    .transform((v) => (v === 'off' ? null : Number.parseInt(v, 10) * ({ s: 1, m: 60, h: 3600 }[v.slice(-1)] ?? 1) * 1000))
+    .refine((ms) => ms === null || ms >= 1000, 'the interval must be at least 1 s')
+    .default(null),
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
@@ -166,6 +174,8 @@ export interface Config {
   bestbuyApiKey?: string;
   browserPath?: string;
   browserPoolSize: number;
+  /** Canary interval (ms), or null when off. */
+  canaryIntervalMs: number | null;
   marketplaces: Record<Marketplace, MarketplaceConfig>;
 }
 
@@ -248,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     bestbuyApiKey: e.MARKETLENS_BESTBUY_API_KEY,
     browserPath: browserPath(e.MARKETLENS_BROWSER_PATH),
     browserPoolSize: e.MARKETLENS_BROWSER_POOL_SIZE,
+    canaryIntervalMs: e.MARKETLENS_CANARY_INTERVAL,
     marketplaces,
   };
 }

@@ -174,7 +174,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handler: async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   });
 
-  const status = registerStatus(app, { http, redis, liveResults, authenticate: config.metricsPublic ? undefined : authenticate, observeUpstream: (o) => upstreamObservers.push(o) });
+  const status = registerStatus(app, {
+    http,
+    redis,
+    liveResults,
+    lookup,
+    canaryIntervalMs: config.canaryIntervalMs,
+    authenticate: config.metricsPublic ? undefined : authenticate,
+    observeUpstream: (o) => upstreamObservers.push(o),
+  });
   const cacheResults = cacheResultCounter(metrics);
   registerOperationRoutes(app, {
     lookup,

@@ -8,7 +8,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedisConnection } from '../cache/redis-connection.js';
 import type { LiveResults } from '../operations/live-results.js';
 import type { HttpClient } from '../upstream/http-client.js';
+import type { LookupService } from '../operations/lookup.js';
 import { StatusAggregator } from './aggregator.js';
+import { Canaries } from './canaries.js';
 import { renderStatusPage } from './page.js';
 import { statusResponseSchema } from './schema.js';
 import { SharedStatus } from './shared-status.js';
@@ -23,6 +25,9 @@ export interface StatusDeps {
   authenticate?: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
   liveResults?: LiveResults;
   redis?: RedisConnection;
+  /** The service's lookup path and MARKETLENS_CANARY_INTERVAL (ms, null = off): canaries run through it. */
+  lookup?: LookupService;
+  canaryIntervalMs?: number | null;
   /** Adds an UpstreamObserver next to the metrics one. */
   observeUpstream: (observer: StatusAggregator) => void;
 }
@@ -45,6 +50,11 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
   shared.start();
   // preClose: Redis (closed in onClose) is still up, so this instance can withdraw its figures at once.
   app.addHook('preClose', () => shared.stop());
+  if (deps.lookup && deps.canaryIntervalMs) {
+    const canaries = new Canaries(deps.lookup, deps.canaryIntervalMs, app.log);
+    canaries.start();
+    app.addHook('preClose', () => canaries.stop());
+  }
 
   const onRequest = deps.authenticate ? [deps.authenticate] : [];
   const gather = async () => {
