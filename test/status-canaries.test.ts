@@ -17,7 +17,7 @@ describe('canaries', () => {
   beforeAll(async () => {
     m = await startFixtureMarketplaces();
     // GOAT's product pages changed format: the canary for resale-b.product must say so.
-    m.fakes['resale-b'].on('/sneakers/air-jordan-1-retro-high-og-chicago-lost-and-found-dz5485-612', (_req, res) => {
+    m.fakes['resale-b'].on('/sneakers/tazz-slipper-kids-sand-1143776k-san', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>A new storefront</body></html>');
     });
   });

@@ -22,8 +22,9 @@ export const DOCTOR_DEFAULTS: Record<OperationName, Record<string, string>> = {
   'watchmarket.search': { query: 'Rolex Submariner' },
   'resale-a.search': { query: 'yeezy slide slate grey' },
   'resale-a.product': { query: 'nike-x-stussy-bucket-hat-black' },
+  // Product template 1341930 is the Tazz slipper of the captures (../shared/upstream-samples/goat).
   'resale-b.prices': { query: '1341930' },
-  'resale-b.product': { query: 'air-jordan-1-retro-high-og-chicago-lost-and-found-dz5485-612' },
+  'resale-b.product': { query: 'tazz-slipper-kids-sand-1143776k-san' },
   'sportswear.product': { query: 'DD1391-100' },
   'electronics.product': { query: '6534615' },
 };
