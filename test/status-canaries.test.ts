@@ -9,6 +9,9 @@ import type { LiveFailure } from '../src/operations/live-results.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { auth, testApp } from './support/app.js';
 import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
+import { RedisConnection } from '../src/cache/redis-connection.js';
+import { redisCanaryClaim } from '../src/status/canaries.js';
+import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './support/redis.js';
 
 describe('canaries', () => {
   let m: FixtureMarketplaces;
@@ -64,4 +67,22 @@ describe('canaries', () => {
     expect(s.total.marketplaces['resale-b'].windows['5m'].cache_share).toBe(0);
     expect(s.total.marketplaces.sportswear.windows['5m'].upstream.tiers.direct).toBeGreaterThan(0);
   }, 30_000);
+
+  it.runIf(redisAvailable)('with Redis, instances take turns: one round per interval whatever the number of instances', async () => {
+    const prefix = uniquePrefix();
+    const quiet = { info() {}, warn() {}, error() {} };
+    const a = new RedisConnection(TEST_REDIS_URL, prefix, quiet);
+    const b = new RedisConnection(TEST_REDIS_URL, prefix, quiet);
+    try {
+      await Promise.all([a.waitUntilReady(), b.waitUntilReady()]);
+      const claimA = redisCanaryClaim(a, 1000, 'a');
+      const claimB = redisCanaryClaim(b, 1000, 'b');
+      expect([await claimA(), await claimB(), await claimA()]).toEqual([true, false, false]);
+      await new Promise((r) => setTimeout(r, 800)); // the claim expires just before the next interval
+      expect([await claimB(), await claimA()]).toEqual([true, false]);
+    } finally {
+      await deletePrefix(prefix);
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
 });

@@ -10,7 +10,7 @@ import type { LiveResults } from '../operations/live-results.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import type { LookupService } from '../operations/lookup.js';
 import { StatusAggregator } from './aggregator.js';
-import { Canaries } from './canaries.js';
+import { Canaries, redisCanaryClaim } from './canaries.js';
 import { renderStatusPage } from './page.js';
 import { statusResponseSchema } from './schema.js';
 import { SharedStatus } from './shared-status.js';
@@ -51,7 +51,8 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
   // preClose: Redis (closed in onClose) is still up, so this instance can withdraw its figures at once.
   app.addHook('preClose', () => shared.stop());
   if (deps.lookup && deps.canaryIntervalMs) {
-    const canaries = new Canaries(deps.lookup, deps.canaryIntervalMs, app.log);
+    const claim = deps.redis ? redisCanaryClaim(deps.redis, deps.canaryIntervalMs, instance) : undefined;
+    const canaries = new Canaries(deps.lookup, deps.canaryIntervalMs, app.log, claim);
     canaries.start();
     app.addHook('preClose', () => canaries.stop());
   }
