@@ -10,8 +10,9 @@ import { OPERATION_NAMES } from '../src/operations/types.js';
 import { TEST_KEY, testConfig } from './support/app.js';
 import { CLI, TSX, cleanEnv } from './support/binary.js';
 import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
+import { chromiumAvailable, chromiumPath } from './support/chromium.js';
 import { LocalProxy } from './support/local-proxy.js';
-import { CLOUDFLARE_CHALLENGE } from './support/upstream-fixtures.js';
+import { CLOUDFLARE_CHALLENGE, PERIMETERX_BLOCK } from './support/upstream-fixtures.js';
 
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
 const BUY_BAR_BODY = readFileSync(new URL('./fixtures/resale-b/buy-bar-data.json', import.meta.url), 'utf8');
@@ -93,6 +94,21 @@ describe('marketlens doctor', () => {
     expect(row!.ms).toBeGreaterThanOrEqual(600);
   });
 
+  it('a partial answer: ok, with the part whose source was blocked named', async () => {
+    // Own fakes: StockX's GraphQL endpoint (market data) blocks; the product page still answers.
+    const own = await startFixtureMarketplaces();
+    own.fakes['resale-a'].on('POST /api/p/e', (_req, res) => void res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(PERIMETERX_BLOCK)));
+    try {
+      const [row] = await runDoctor(config(own.env), { operations: ['resale-a.product'] });
+      expect(row).toMatchObject({ ok: true, code: null, tier: 'direct', record_valid: true });
+      expect(row!.missing_parts!.length).toBeGreaterThan(0);
+      expect(row!.null_fields).toEqual(expect.arrayContaining(row!.missing_parts!));
+      expect(formatDoctorTable([row!])).toMatch(/resale-a\.product\s+ok, partial[\s\S]*↳ missing \(their source failed\): /);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('a changed format: upstream_changed, though the direct tier got an answer', async () => {
     mode = 'changed';
     const [row] = await runDoctor(config(), { operations: ['resale-b.prices'] });
@@ -108,6 +124,17 @@ describe('marketlens doctor', () => {
     expect(none).toMatchObject([{ ok: false, code: 'tier_unavailable', upstream_requests: 0 }]);
     expect(buyBarRequests()).toBe(1); // only the proxied run reached the fake
   });
+
+  it.runIf(chromiumAvailable)('--tier browser answers through Chromium, and says so', async () => {
+    const [row] = await runDoctor(config({ MARKETLENS_BROWSER_PATH: chromiumPath, MARKETLENS_DEADLINE_MS: '20000', MARKETLENS_RESALE_B_TIMEOUT_MS: '15000' }), {
+      tier: 'browser',
+      operations: ['sportswear.product'],
+    });
+    expect(row).toMatchObject({ operation: 'sportswear.product', ok: true, tier: 'browser', upstream_requests: 1, record_valid: true });
+    expect(row!.bytes).toBeGreaterThan(10_000);
+    const none = await runDoctor(config({ MARKETLENS_BROWSER_PATH: 'none' }), { tier: 'browser', operations: ['sportswear.product'] });
+    expect(none).toMatchObject([{ ok: false, code: 'tier_unavailable', message: expect.stringContaining('MARKETLENS_BROWSER_PATH') }]);
+  }, 60_000);
 
   it('configured parameters replace the defaults', async () => {
     const [row] = await runDoctor(config(), { operations: ['sportswear.product'], params: { 'sportswear.product': { query: 'AR3565-103' } } });

@@ -44,6 +44,8 @@ export interface DoctorRow {
   record_valid: boolean | null;
   /** Paths of record fields that came back null (array indices folded to `[]`); null without a record. */
   null_fields: string[] | null;
+  /** Record parts left null because their own upstream source failed (a partial answer); null without a record. */
+  missing_parts: string[] | null;
 }
 
 export interface DoctorOptions {
@@ -114,28 +116,30 @@ async function checkOne(config: Config, http: HttpClient, name: OperationName, o
   const elapsed = () => Math.round(performance.now() - t0);
   const parsedParams = op.params.safeParse({ ...DOCTOR_DEFAULTS[name], ...override });
   if (!parsedParams.success) {
-    return { operation: name, ok: false, code: 'invalid_parameter', message: parsedParams.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), ms: 0, record_valid: null, null_fields: null };
+    const message = parsedParams.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    return { operation: name, ok: false, code: 'invalid_parameter', message, ms: 0, record_valid: null, null_fields: null, missing_parts: null };
   }
   const params = parsedParams.data as Record<string, unknown>;
   let record: unknown;
+  let missing: string[];
   try {
     const bodies = await op.fetch({ http, marketplace: op.marketplace, signal: AbortSignal.timeout(config.deadlineMs), config }, params);
-    record = op.parse(bodies, params).record;
+    ({ record, missing } = op.parse(bodies, params));
   } catch (e) {
     const err = isMarketlensError(e) ? e : new MarketlensError('upstream_changed', `${name} parser failed: ${(e as Error).message}`);
-    return { operation: name, ok: false, code: err.code, message: err.message, ms: elapsed(), record_valid: null, null_fields: null };
+    return { operation: name, ok: false, code: err.code, message: err.message, ms: elapsed(), record_valid: null, null_fields: null, missing_parts: null };
   }
   const checked = op.record.safeParse(record);
   const nulls = nullPaths(record);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { operation: name, ok: false, code: 'upstream_changed', message: `record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, ms: elapsed(), record_valid: false, null_fields: nulls };
+    return { operation: name, ok: false, code: 'upstream_changed', message: `record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, ms: elapsed(), record_valid: false, null_fields: nulls, missing_parts: missing };
   }
-  return { operation: name, ok: true, code: null, message: null, ms: elapsed(), record_valid: true, null_fields: nulls };
+  return { operation: name, ok: true, code: null, message: null, ms: elapsed(), record_valid: true, null_fields: nulls, missing_parts: missing };
 }
 
 function emptyRow(operation: OperationName, code: string, message: string): DoctorRow {
-  return { operation, ok: false, code, message, tier: null, ms: 0, upstream_requests: 0, bytes: 0, record_valid: null, null_fields: null };
+  return { operation, ok: false, code, message, tier: null, ms: 0, upstream_requests: 0, bytes: 0, record_valid: null, null_fields: null, missing_parts: null };
 }
 
 /** Paths of null leaves, array indices folded (`[].price`), each listed once, in record order. */
@@ -153,7 +157,7 @@ export function formatDoctorTable(rows: readonly DoctorRow[]): string {
   const header = ['operation', 'result', 'tier', 'ms', 'requests', 'bytes', 'valid', 'null fields'];
   const cells = rows.map((r) => [
     r.operation,
-    r.ok ? 'ok' : `FAILED ${r.code}`,
+    r.ok ? (r.missing_parts?.length ? `ok, partial` : 'ok') : `FAILED ${r.code}`,
     r.tier ?? '-',
     String(r.ms),
     String(r.upstream_requests),
@@ -167,6 +171,7 @@ export function formatDoctorTable(rows: readonly DoctorRow[]): string {
   rows.forEach((r, i) => {
     out.push(line(cells[i]!));
     if (!r.ok && r.message) out.push(`    ↳ ${r.message}`);
+    if (r.ok && r.missing_parts?.length) out.push(`    ↳ missing (their source failed): ${r.missing_parts.join(', ')}`);
   });
   const failed = rows.filter((r) => !r.ok).length;
   out.push('', failed === 0 ? `All ${rows.length} lookups answered.` : `${failed} of ${rows.length} lookups failed.`);
