@@ -10,10 +10,11 @@ import { dedup, type DedupResult } from './dedup.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
 import { parseCost, type ParseRow } from './parse-cost.js';
 import { sharedAvailable } from './lib/payloads.js';
+import { statusCost, type StatusCostResult } from './status-cost.js';
 import { mb, round, table } from './lib/stats.js';
 import { throughput, type ThroughputResult } from './throughput.js';
 
-const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory'] as const;
+const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory', 'status'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const asked = process.argv.slice(2).filter((a) => a !== '--');
@@ -33,6 +34,7 @@ const results: {
   parse?: { rows: ParseRow[]; watchmarket_665kb_ms: number | null; watchmarket_665kb_under_100ms: boolean | null };
   dedup?: DedupResult;
   memory?: MemoryResult;
+  status?: StatusCostResult;
   runtime_s?: number;
 } = {
   when: new Date().toISOString(),
@@ -135,6 +137,16 @@ if (want('memory')) {
   console.log(
     `heap used after GC: ${mb(r.heap_used.after_app_start)} MB started, ${mb(r.heap_used.after_fill)} MB cache full, ` +
       `${mb(r.heap_used.after_lookups_gc)} MB after the lookups, ${mb(r.heap_used.after_deadlines_gc)} MB once their deadlines passed`,
+  );
+}
+
+if (want('status')) {
+  section('6. what /api/v1/status costs the lookup path (per call, beyond an empty loop)');
+  const r = statusCost();
+  results.status = r;
+  console.log(table(['call', 'ns per call'], r.rows.map((row) => [row.call, row.ns_per_call])));
+  console.log(
+    `heap growth over ${r.calls} × 3 calls: ${r.heap_growth_bytes_per_call === null ? 'not measured (run node with --expose-gc)' : `${r.heap_growth_bytes_per_call} B per call`}; memory ${r.status_memory_note}`,
   );
 }
 

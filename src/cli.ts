@@ -16,6 +16,7 @@ import { buildApp } from './server/app.js';
 import { StoreError, migrateToLatest, migrationStatus, openStore, type Store } from './store/index.js';
 import { createHttpClient } from './upstream/create-client.js';
 import { HarRecorder } from './upstream/har.js';
+import { DoctorUsageError, doctorCommand } from './status/doctor-command.js';
 
 const USAGE = `marketlens — self-hosted product-data API
 
@@ -30,6 +31,8 @@ Usage:
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
+  marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]
+                                                one known lookup per operation, live: what answers, through which tier
 
 Global flag:
   --replay FILE.har                             answer upstream requests from a HAR file instead of the network
@@ -55,6 +58,8 @@ async function main(args: string[]): Promise<number> {
       return parse(loadConfig(), rest);
     case 'record':
       return record(loadConfig(), rest);
+    case 'doctor':
+      return doctorCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
@@ -334,9 +339,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof ConfigError || e instanceof UsageError || e instanceof StoreError || e instanceof InvalidKeyOptions) console.error(e.message);
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof StoreError || e instanceof InvalidKeyOptions || e instanceof DoctorUsageError) console.error(e.message);
     else if (e instanceof MarketlensError) console.error(`${e.code}: ${e.message}`);
     else console.error(e);
-    process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions ? 2 : 1;
+    process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions || e instanceof DoctorUsageError ? 2 : 1;
   },
 );

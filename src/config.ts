@@ -125,6 +125,14 @@ const globalShape = {
   MARKETLENS_PARSE_THREADS: int(0, 64).default(2),
   /** Upstream bodies from this size (characters) on are parsed in a worker thread. */
   MARKETLENS_PARSE_OFF_THREAD_BYTES: int(0, 1024 * 1024 * 1024).default(1024 * 1024),
+  /** How often the doctor's lookups run as canaries feeding /api/v1/status: `off`, or e.g. `300`, `30s`, `5m`, `1h`. */
+  MARKETLENS_CANARY_INTERVAL: z
+    .string()
+    .trim()
+    .regex(/^(off|\d+(s|m|h)?)$/, 'expected off, or seconds such as 300, 30s, 5m, 1h')
+    .transform((v) => (v === 'off' ? null : Number.parseInt(v, 10) * ({ s: 1, m: 60, h: 3600 }[v.slice(-1)] ?? 1) * 1000))
+    .refine((ms) => ms === null || ms >= 1000, 'the interval must be at least 1 s')
+    .default(null),
 };
 
 /** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
@@ -203,6 +211,8 @@ export interface Config {
   parseOffThreadBytes: number;
   /** By marketplace id: every marketplace of the registry the configuration was loaded for. */
   marketplaces: Record<string, MarketplaceConfig>;
+  /** Canary interval (ms), or null when off. */
+  canaryIntervalMs: number | null;
 }
 
 export class ConfigError extends Error {
@@ -298,6 +308,7 @@ export function loadConfig(
     resaleBProductKeys: e.MARKETLENS_RESALE_B_PRODUCT_KEYS,
     parseThreads: e.MARKETLENS_PARSE_THREADS,
     parseOffThreadBytes: e.MARKETLENS_PARSE_OFF_THREAD_BYTES,
+    canaryIntervalMs: e.MARKETLENS_CANARY_INTERVAL,
     marketplaces,
   };
 }

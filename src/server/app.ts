@@ -24,6 +24,8 @@ import { openStore, type Store } from '../store/index.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
+import type { UpstreamObserver } from '../upstream/observer.js';
+import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus } from '../status/index.js';
 import { makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
@@ -84,7 +86,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const registry = deps.registry ?? BUILT_IN_REGISTRY;
-  const http: HttpClient = deps.http ?? createHttpClient(config, metrics, { marketplaces: registry.marketplaces });
+  // Upstream events go to /metrics and to /api/v1/status (src/status), which adds itself below.
+  const upstreamObservers: UpstreamObserver[] = [metrics];
+  const http: HttpClient =
+    deps.http ??
+    createHttpClient(config, { onUpstream: (e) => upstreamObservers.forEach((o) => o.onUpstream(e)) }, { marketplaces: registry.marketplaces });
   const state: AppState = { ready: true };
 
   const app = Fastify({
@@ -170,7 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, err);
   });
 
-  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, ...operationPaths(registry)]);
+  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, STATUS_PATH, STATUS_PAGE_PATH, ...operationPaths(registry)]);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     if (knownPaths.has(path)) {
@@ -206,13 +212,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handler: async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   });
 
+  const status = registerStatus(app, {
+    http,
+    redis,
+    liveResults,
+    lookup,
+    canaryIntervalMs: config.canaryIntervalMs,
+    authenticate: config.metricsPublic ? undefined : authenticate,
+    observeUpstream: (o) => upstreamObservers.push(o),
+  });
   const cacheResults = cacheResultCounter(metrics);
   registerOperationRoutes(app, {
     registry,
     lookup,
     deadlineMs: config.deadlineMs,
     authenticate: guardWithLimits(authenticate, limits),
-    onCacheResult: (operation, result) => cacheResults.inc({ operation, result }),
+    onCacheResult: (operation, result) => {
+      cacheResults.inc({ operation, result });
+      status.onCacheAnswer(operation, result);
+    },
     resaleBProductKeys: config.resaleBProductKeys,
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);

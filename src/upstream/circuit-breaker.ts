@@ -8,6 +8,12 @@ import { MarketlensError } from '../errors.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
+/** A read-only view of a breaker (status page): its state and, when open, when the next probe may go (ms epoch). */
+export interface CircuitSnapshot {
+  state: CircuitState;
+  reopensAt: number | null;
+}
+
 export class CircuitBreaker {
   private failures = 0;
   private openedAt = 0;
@@ -23,6 +29,14 @@ export class CircuitBreaker {
 
   get current(): CircuitState {
     return this.state;
+  }
+
+  /** The state as a caller would find it now (an open circuit past its cooldown reads as half-open). */
+  snapshot(): CircuitSnapshot {
+    if (this.state === 'closed') return { state: 'closed', reopensAt: null };
+    const reopensAt = this.openedAt + this.cooldownMs;
+    if (this.state === 'open' && this.now() < reopensAt) return { state: 'open', reopensAt };
+    return { state: 'half-open', reopensAt: null };
   }
 
   /**

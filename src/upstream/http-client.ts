@@ -3,6 +3,9 @@
  * HttpClient enforces the marketplace's host allowlist, applies origin overrides, deadlines, retries and block
  * detection, and returns the answer. It knows nothing of records.
  */
+import type { Marketplace } from '../marketplaces/catalog.js';
+import type { CircuitSnapshot } from './circuit-breaker.js';
+
 export interface UpstreamRequest {
   /** Absolute URL on the real marketplace (https://www.goat.com/…); origin overrides are applied by the client. */
   url: string;
@@ -57,4 +60,6 @@ export interface HttpClient {
    */
   lookup?<T>(ctx: RequestContext, run: (ctx: RequestContext) => Promise<T>): Promise<T>;
   close?(): Promise<void>;
+  /** The marketplace's circuit breaker, for /api/v1/status (clients without one leave it out). */
+  circuit?(marketplace: Marketplace): CircuitSnapshot;
 }

@@ -5,6 +5,8 @@ export interface UpstreamEvent {
   /** `http_200`, `http_404`, or an error code such as `upstream_blocked`. */
   outcome: string;
   seconds: number;
+  /** Body size (UTF-8 bytes) of an answer passed on to the operation (`http_*` outcomes); absent for failures. */
+  bytes?: number;
 }
 
 export interface UpstreamObserver {

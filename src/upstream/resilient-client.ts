@@ -9,7 +9,7 @@ import { ERROR_CODES, MarketlensError, isMarketlensError } from '../errors.js';
 import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 import { judgeAnswer } from './block-detection.js';
 import type { BrowserFetcher } from './browser.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker, type CircuitSnapshot } from './circuit-breaker.js';
 import { CookieJar, mergeCookies, refusedOversizedHeaders } from './cookie-jar.js';
 import type { HarRecorder } from './har.js';
 import type { HttpClient, LookupScope, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
@@ -172,6 +172,11 @@ export class ResilientHttpClient implements HttpClient {
     return this.state(marketplace).breaker.current;
   }
 
+  /** Read-only breaker view for /api/v1/status: state and when an open circuit lets its probe through. */
+  circuit(marketplace: string): CircuitSnapshot {
+    return this.state(marketplace).breaker.snapshot();
+  }
+
   private state(marketplace: string): MarketplaceState {
     let st = this.states.get(marketplace);
     if (!st) {
@@ -320,7 +325,7 @@ export class ResilientHttpClient implements HttpClient {
       this.judge(st.descriptor, req, res);
       // GOAT notes: warm up again after any 403, even one the operation gets to see.
       if (res.status === 403) session.warmed.delete(real.origin);
-      this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000);
+      this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000, Buffer.byteLength(res.body));
       return res;
     } catch (e) {
       const err = this.toError(e, controller.signal, ctx.signal, mp);
@@ -530,8 +535,8 @@ export class ResilientHttpClient implements HttpClient {
     return fail('upstream_error', `${mp} could not be reached (${reason})`, 'network', { cause: e });
   }
 
-  private observe(marketplace: string, tier: string, outcome: string, seconds: number): void {
-    this.options.observer?.onUpstream({ marketplace, tier, outcome, seconds });
+  private observe(marketplace: string, tier: string, outcome: string, seconds: number, bytes?: number): void {
+    this.options.observer?.onUpstream({ marketplace, tier, outcome, seconds, bytes });
   }
 }
 

@@ -1,0 +1,95 @@
+/**
+ * Operational status (issue 22): wires the aggregator to its sources and serves GET /api/v1/status (JSON) and
+ * GET /status (HTML). Registered from buildApp with one call.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RedisConnection } from '../cache/redis-connection.js';
+import type { LiveResults } from '../operations/live-results.js';
+import type { HttpClient } from '../upstream/http-client.js';
+import type { LookupService } from '../operations/lookup.js';
+import { StatusAggregator } from './aggregator.js';
+import { Canaries, redisCanaryClaim } from './canaries.js';
+import { renderStatusPage } from './page.js';
+import { statusResponseSchema } from './schema.js';
+import { SharedStatus } from './shared-status.js';
+import { sumRaw, toView } from './view.js';
+
+export const STATUS_PATH = '/api/v1/status';
+export const STATUS_PAGE_PATH = '/status';
+
+export interface StatusDeps {
+  http: HttpClient;
+  /** Key check for both routes, or none when MARKETLENS_METRICS_PUBLIC=true. */
+  authenticate?: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  liveResults?: LiveResults;
+  redis?: RedisConnection;
+  /** The service's lookup path and MARKETLENS_CANARY_INTERVAL (ms, null = off): canaries run through it. */
+  lookup?: LookupService;
+  canaryIntervalMs?: number | null;
+  /** Adds an UpstreamObserver next to the metrics one. */
+  observeUpstream: (observer: StatusAggregator) => void;
+}
+
+export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAggregator {
+  const instance = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const aggregator = new StatusAggregator({
+    instance,
+    circuit: deps.http.circuit
+      ? (mp) => {
+          const c = deps.http.circuit!(mp);
+          return { state: c.state, reopens_at: c.reopensAt === null ? null : new Date(c.reopensAt).toISOString() };
+        }
+      : undefined,
+  });
+  deps.observeUpstream(aggregator);
+  deps.liveResults?.onResult((r) => aggregator.onLiveResult(r));
+  deps.liveResults?.onFailure((f) => aggregator.onLiveFailure(f));
+  const shared = new SharedStatus(aggregator, deps.redis, instance);
+  shared.start();
+  // preClose: Redis (closed in onClose) is still up, so this instance can withdraw its figures at once.
+  app.addHook('preClose', () => shared.stop());
+  if (deps.lookup && deps.canaryIntervalMs) {
+    const claim = deps.redis ? redisCanaryClaim(deps.redis, deps.canaryIntervalMs, instance) : undefined;
+    const canaries = new Canaries(deps.lookup, deps.canaryIntervalMs, app.log, claim);
+    canaries.start();
+    app.addHook('preClose', () => canaries.stop());
+  }
+
+  const onRequest = deps.authenticate ? [deps.authenticate] : [];
+  const gather = async () => {
+    const { shared: isShared, raws } = await shared.gather();
+    return { shared: isShared, total: toView(raws.length === 1 ? raws[0]! : sumRaw(raws)), instances: raws.map(toView) };
+  };
+  app.get(STATUS_PATH, {
+    onRequest,
+    schema: {
+      operationId: 'status',
+      tags: ['Status'],
+      summary: 'Live figures per marketplace and operation',
+      description:
+        'Over the last 5 minutes and the last hour, per marketplace and operation: lookups, success rate, outcome ' +
+        'counts by error code, share answered from cache; per marketplace: upstream requests and bytes per live ' +
+        'lookup, p50/p95 upstream latency, which fetch tier answered, the circuit breaker (with its reopen time), and ' +
+        'the last `upstream_blocked` and `upstream_changed`. With MARKETLENS_REDIS_URL, every instance\'s figures ' +
+        'and their sum; otherwise this instance\'s. Needs a key unless MARKETLENS_METRICS_PUBLIC=true. ' +
+        'The same as a page: `GET /status`.',
+      security: deps.authenticate ? [{ apiKey: [] }] : [],
+      response: { 200: statusResponseSchema },
+    },
+    handler: async () => gather(),
+  });
+  app.get(STATUS_PAGE_PATH, {
+    onRequest,
+    schema: { hide: true },
+    handler: async (_req, reply) => {
+      const { shared: isShared, total, instances } = await gather();
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(renderStatusPage({ total, instances: instances.length, shared: isShared }));
+    },
+  });
+  return aggregator;
+}
