@@ -1,9 +1,8 @@
 /**
- * The alert tables (composed into the store's Database type) and their migration. Timestamps are integer
- * milliseconds since the epoch (bigint in PostgreSQL, read back through Number()); booleans are 0/1 integers so
- * both engines read the same values.
+ * The alert tables (composed into the store's Database type in src/store/schema.ts) and their DDL, applied by
+ * migration 0003-alerts. Store conventions: epoch-ms bigint timestamps, 0/1 integer booleans, text ids, JSON as text.
  */
-import type { Generated, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 export interface AlertSubscriptionsTable {
   id: string;
@@ -19,9 +18,9 @@ export interface AlertSubscriptionsTable {
   enabled: number;
   disabled_reason: string | null;
   /** First failed delivery of the current failure streak; null while deliveries succeed. */
-  failing_since: number | string | null;
-  created_at: number | string;
-  updated_at: number | string;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface AlertStateTable {
@@ -29,14 +28,14 @@ export interface AlertStateTable {
   key: string;
   /** JSON of the last value. */
   value: string;
-  observed_at: number | string;
+  observed_at: number;
   /** Bumped on every write: the compare-and-set token. */
   version: number;
 }
 
 export interface AlertDeliveriesTable {
-  /** Delivery order: per subscription, lower seq is delivered first. */
-  seq: Generated<number>;
+  /** Delivery order: per subscription, the lowest seq is delivered first (sortable text, see queue.ts). */
+  seq: string;
   /** The webhook-id, the same across retries. */
   id: string;
   subscription_id: string;
@@ -45,17 +44,17 @@ export interface AlertDeliveriesTable {
   payload: string;
   status: 'pending' | 'inflight' | 'delivered' | 'failed';
   attempts: number;
-  next_attempt_at: number | string;
+  next_attempt_at: number;
   /** Who holds the in-flight claim, and until when (a crashed holder's claim expires). */
   lease: string | null;
-  locked_until: number | string | null;
-  first_attempt_at: number | string | null;
-  last_attempt_at: number | string | null;
+  locked_until: number | null;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
   response_code: number | null;
   latency_ms: number | null;
   error: string | null;
-  created_at: number | string;
-  delivered_at: number | string | null;
+  created_at: number;
+  delivered_at: number | null;
 }
 
 export interface AlertTables {
@@ -64,14 +63,12 @@ export interface AlertTables {
   alert_deliveries: AlertDeliveriesTable;
 }
 
-export type AlertEngine = 'sqlite' | 'postgres';
-
-/** Creates the alert tables (idempotent). */
-export async function createAlertTables(db: Kysely<any>, engine: AlertEngine): Promise<void> {
-  const ms = engine === 'postgres' ? 'bigint' : 'integer';
+/** Creates the alert tables. */
+export async function createAlertTables(db: Kysely<any>): Promise<void> {
+  const ms = 'bigint';
   await db.schema
     .createTable('alert_subscriptions')
-    .ifNotExists()
+    
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('key_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
@@ -85,10 +82,10 @@ export async function createAlertTables(db: Kysely<any>, engine: AlertEngine): P
     .addColumn('created_at', ms, (c) => c.notNull())
     .addColumn('updated_at', ms, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('alert_subscriptions_key').ifNotExists().on('alert_subscriptions').column('key_id').execute();
+  await db.schema.createIndex('alert_subscriptions_key').on('alert_subscriptions').column('key_id').execute();
   await db.schema
     .createTable('alert_state')
-    .ifNotExists()
+    
     .addColumn('key', 'text', (c) => c.primaryKey())
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('observed_at', ms, (c) => c.notNull())
@@ -96,8 +93,8 @@ export async function createAlertTables(db: Kysely<any>, engine: AlertEngine): P
     .execute();
   await db.schema
     .createTable('alert_deliveries')
-    .ifNotExists()
-    .addColumn('seq', engine === 'postgres' ? 'bigserial' : 'integer', (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    
+    .addColumn('seq', 'text', (c) => c.primaryKey())
     .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('subscription_id', 'text', (c) => c.notNull())
     .addColumn('event_type', 'text', (c) => c.notNull())
@@ -115,6 +112,6 @@ export async function createAlertTables(db: Kysely<any>, engine: AlertEngine): P
     .addColumn('created_at', ms, (c) => c.notNull())
     .addColumn('delivered_at', ms)
     .execute();
-  await db.schema.createIndex('alert_deliveries_sub_seq').ifNotExists().on('alert_deliveries').columns(['subscription_id', 'seq']).execute();
-  await db.schema.createIndex('alert_deliveries_due').ifNotExists().on('alert_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema.createIndex('alert_deliveries_sub_seq').on('alert_deliveries').columns(['subscription_id', 'seq']).execute();
+  await db.schema.createIndex('alert_deliveries_due').on('alert_deliveries').columns(['status', 'next_attempt_at']).execute();
 }
