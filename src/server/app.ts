@@ -11,6 +11,7 @@ import { MemoryStore } from '../cache/memory-store.js';
 import { RedisConnection } from '../cache/redis-connection.js';
 import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
+import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import { KeyStore } from '../keys/key-store.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** A pino destination for tests that assert on log lines. */
   logStream?: NodeJS.WritableStream;
+  /** Alert delivery timing/sender overrides (tests). */
+  alerts?: AlertsDeps['engine'];
 }
 
 export interface AppState {
@@ -172,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onCacheResult: (operation, result) => cacheResults.inc({ operation, result }),
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
+  await registerAlerts(app, { config, authenticate, problem: problemSchema, engine: deps.alerts });
 
   app.addHook('onClose', async () => {
     await http.close?.();
