@@ -209,7 +209,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     const { receiver, engine, subscribe } = await setup();
     const sub = await subscribe(['price.changed']);
     const plan = [410, 503, 429, 204];
-    receiver.answer = (_req, n) => ({ status: plan[n] ?? 204, headers: plan[n] === 429 ? { 'retry-after': '1' } : {} });
+    receiver.answer = (_req, n) => ({ status: plan[n] ?? 204, headers: plan[n] === 429 ? { 'retry-after': '1' } : undefined });
     engine.handleObservations(batch([{ amount: 1 }]));
     engine.handleObservations(batch([{ amount: 2 }])); // → 410: given up at once
     engine.handleObservations(batch([{ amount: 3 }])); // → 503, 429 (wait ≥ 1 s), 204
