@@ -32,7 +32,7 @@ export const filterSchema = z
       .describe('Only these products: each a product id, slug or SKU (case-insensitive)'),
     sizes: z.array(z.string().trim().min(1).max(20)).min(1).max(100).optional().describe('Only these size labels, as the marketplace shows them'),
     countries: z
-      .array(z.string().regex(/^[A-Za-z]{2}$/).transform((c) => c.toUpperCase()))
+      .array(z.string().regex(/^[A-Za-z]{2}$/, 'expected ISO 3166-1 alpha-2 codes'))
       .min(1)
       .optional()
       .describe('Only prices observed for these countries (ISO 3166-1 alpha-2)'),
@@ -44,6 +44,11 @@ export const filterSchema = z
   .strict()
   .meta({ id: 'WebhookFilter' });
 export type WebhookFilter = z.output<typeof filterSchema>;
+
+/** Stored form of a filter: country codes upper case (no transform in the schema: it also describes responses). */
+export function normaliseFilter(f: WebhookFilter): WebhookFilter {
+  return f.countries ? { ...f, countries: f.countries.map((c) => c.toUpperCase()) } : f;
+}
 
 /** The context shared by every price/stock event, used by filters too. */
 export interface PriceContext {

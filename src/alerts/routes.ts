@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MarketlensError } from '../errors.js';
-import { EVENT_TYPES, filterSchema } from './events.js';
+import { EVENT_TYPES, filterSchema, normaliseFilter } from './events.js';
 import type { AlertEngine } from './engine.js';
 import type { Subscription } from './subscriptions.js';
 import { assertResolvable, parseTargetUrl } from './target-guard.js';
@@ -124,7 +124,7 @@ export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, 
     handler: async (req, reply) => {
       const owner = keyId(req);
       const url = await checkUrl(req.body.url);
-      const sub = await alerts.subscriptions.create(owner, { url, events: req.body.events, filter: req.body.filter, description: req.body.description });
+      const sub = await alerts.subscriptions.create(owner, { url, events: req.body.events, filter: normaliseFilter(req.body.filter), description: req.body.description });
       return reply.code(201).send({ ...view(sub), secret: sub.secret });
     },
   });
@@ -166,7 +166,7 @@ export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, 
       const owner = keyId(req);
       if (!(await alerts.subscriptions.get(owner, req.params.id))) throw notFound(req.params.id);
       const url = req.body.url === undefined ? undefined : await checkUrl(req.body.url);
-      const sub = await alerts.subscriptions.update(owner, req.params.id, { ...req.body, url });
+      const sub = await alerts.subscriptions.update(owner, req.params.id, { ...req.body, url, filter: req.body.filter && normaliseFilter(req.body.filter) });
       if (!sub) throw notFound(req.params.id);
       return view(sub);
     },
