@@ -4,6 +4,7 @@
  */
 import { readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
+import { webhooksCommand } from './alerts/cli.js';
 import { ConfigError, loadConfig as loadConfigFrom, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
 import { KeyStore } from './keys/key-store.js';
@@ -22,6 +23,7 @@ Usage:
   marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]
   marketlens keys list                          ids, names, prefixes, status, usage (never the keys)
   marketlens keys revoke <id|prefix>
+  marketlens webhooks add|list|remove|test       alert subscriptions (see \`marketlens webhooks\`)
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
@@ -44,6 +46,8 @@ async function main(args: string[]): Promise<number> {
       return keys(loadConfig(), rest);
     case 'lookup':
       return lookup(loadConfig(), rest);
+    case 'webhooks':
+      return webhooksCommand(loadConfig(), rest);
     case 'parse':
       return parse(loadConfig(), rest);
     case 'record':

@@ -3,7 +3,6 @@
  * handleFailure), queued signed deliveries out. The listeners run on the lookup path, so they only chain the work
  * and return; detection, fan-out and enqueueing happen in order in the background.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
@@ -16,12 +15,12 @@ import { createSender, type Sender } from './send.js';
 import { AlertState } from './state.js';
 import { Subscriptions, type Subscription } from './subscriptions.js';
 import type { TargetPolicy } from './target-guard.js';
-import { DEFAULT_TIMING, DeliveryWorker, type DeliveryTiming } from './worker.js';
+import { DEFAULT_TIMING, DeliveryWorker, type AlertLog, type DeliveryTiming } from './worker.js';
 
 export interface AlertEngineOptions {
   db: Kysely<AlertTables>;
   policy: TargetPolicy;
-  log: Pick<FastifyBaseLogger, 'warn' | 'error'>;
+  log: AlertLog;
   timing?: Partial<DeliveryTiming>;
   /** Per-attempt timeout (ms). */
   timeoutMs?: number;

@@ -4,7 +4,6 @@
  * exponentially with jitter (honouring Retry-After) for up to 24 h after the first attempt; a subscription whose
  * deliveries keep failing for 3 days is disabled with a reason.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import { bodyFor } from './chat-format.js';
 import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
 import type { Sender } from './send.js';
@@ -25,6 +24,12 @@ export interface DeliveryTiming {
   leaseMs: number;
   /** Deliveries in flight at once (each to a different subscription). */
   concurrency: number;
+}
+
+/** What alerts log through: pino's logger fits, and so does a console shim in the CLI. */
+export interface AlertLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 export const DEFAULT_TIMING: DeliveryTiming = {
@@ -56,7 +61,7 @@ export class DeliveryWorker {
     private readonly subscriptions: Subscriptions,
     private readonly sender: Sender,
     private readonly timing: DeliveryTiming,
-    private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
+    private readonly log: AlertLog,
   ) {}
 
   start(): void {
