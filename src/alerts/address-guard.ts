@@ -1,8 +1,9 @@
 /**
  * Which addresses a webhook may reach. Loopback, private (RFC 1918, ULA), carrier-grade NAT, link-local (which holds
  * the 169.254.169.254 cloud metadata service), multicast and reserved ranges are refused, so a subscription cannot
- * make this service probe its own network. IPv4-mapped IPv6 written
- * dotted is judged by its IPv4 part; in hex form it is refused outright (no receiver needs it).
+ * make this service probe its own network. IPv4-mapped IPv6 (dotted or
+ * hex, `::ffff:7f00:1`) is judged by its IPv4 part. (Not as a ::ffff:0:0/96 rule: BlockList also matches IPv4
+ * addresses against mapped IPv6 rules, so that rule would refuse every IPv4 address.)
  */
 import { BlockList, isIP } from 'node:net';
 
@@ -28,7 +29,6 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],
@@ -48,6 +48,12 @@ export function isBlockedAddress(address: string): boolean {
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
     if (mapped) return blocked.check(mapped[1]!, 'ipv4');
+    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
+    if (hex) {
+      const hi = parseInt(hex[1]!, 16);
+      const lo = parseInt(hex[2]!, 16);
+      return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+    }
     return blocked.check(ip, 'ipv6');
   }
   return true;
