@@ -1,7 +1,7 @@
 /**
  * The alert engine: observations in (history.onObserved → handleObservations; liveResults.onFailure →
- * handleFailure), queued signed deliveries out. The listeners run on the lookup path, so they only chain the work
- * and return; detection, fan-out and enqueueing happen in order in the background.
+ * handleFailure), queued signed deliveries out. The listeners run on the lookup path, so they only queue the work
+ * and return; detection, fan-out and enqueueing happen in order in the background, in grouped transactions.
  */
 import type { Kysely } from 'kysely';
 import type { ObservationBatch } from '../history/observation.js';
@@ -13,6 +13,7 @@ import { DeliveryQueue, type QueuedMessage } from './queue.js';
 import type { AlertTables } from './schema.js';
 import { createSender, type Sender } from './send.js';
 import { AlertState } from './state.js';
+import type { SubscriptionIndex } from './subscription-index.js';
 import { Subscriptions, type Subscription } from './subscriptions.js';
 import type { TargetPolicy } from './target-guard.js';
 import { DEFAULT_TIMING, DeliveryWorker, type AlertLog, type DeliveryTiming } from './worker.js';
@@ -28,8 +29,13 @@ export interface AlertEngineOptions {
   sender?: Sender;
 }
 
-/** Batches waiting for detection beyond which a warning is logged (the database is not keeping up). */
-const BACKLOG_WARN = 10_000;
+/** Observations waiting for detection beyond which a warning is logged (the database is not keeping up). */
+const BACKLOG_WARN = 50_000;
+/** Observations detected per transaction, and how often a failed group is run again. */
+const GROUP = 200;
+const GROUP_ATTEMPTS = 3;
+
+type Work = (state: AlertState) => Promise<DetectedEvent[]>;
 
 export class AlertEngine {
   readonly subscriptions: Subscriptions;
@@ -39,10 +45,12 @@ export class AlertEngine {
   private readonly worker: DeliveryWorker;
   private readonly sender: Sender;
   private readonly log: AlertEngineOptions['log'];
-  private chain: Promise<void> = Promise.resolve();
-  private backlog = 0;
+  private readonly db: Kysely<AlertTables>;
+  private pending: Work[] = [];
+  private draining?: Promise<void>;
 
   constructor(options: AlertEngineOptions) {
+    this.db = options.db;
     this.policy = options.policy;
     this.log = options.log;
     this.subscriptions = new Subscriptions(options.db);
@@ -64,16 +72,16 @@ export class AlertEngine {
   }
 
   handleObservations(batch: ObservationBatch): void {
-    this.enqueueWork(() => detectChanges(batch, this.state));
+    this.enqueueWork((state) => detectChanges(batch, state));
   }
 
   handleFailure(failure: LiveFailure): void {
-    this.enqueueWork(() => detectFailure(failure, this.state));
+    this.enqueueWork((state) => detectFailure(failure, state));
   }
 
   /** Resolves once every observation handed in so far is detected and its deliveries queued. */
-  idle(): Promise<void> {
-    return this.chain;
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
   }
 
   /** Queues a `webhook.test` message for one subscription (POST /webhooks/:id/test, `marketlens webhooks test`). */
@@ -87,26 +95,51 @@ export class AlertEngine {
     this.worker.wake();
   }
 
-  private enqueueWork(detect: () => Promise<DetectedEvent[]>): void {
-    this.backlog++;
-    if (this.backlog === BACKLOG_WARN) this.log.warn({ backlog: this.backlog }, 'alert detection is falling behind');
-    this.chain = this.chain
-      .then(async () => this.fanOut(await detect()))
-      .catch((e) => this.log.error({ err: e }, 'alert detection failed'))
-      .finally(() => this.backlog--);
+  private enqueueWork(detect: Work): void {
+    this.pending.push(detect);
+    if (this.pending.length === BACKLOG_WARN) this.log.warn({ backlog: this.pending.length }, 'alert detection is falling behind');
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
 
-  private async fanOut(events: DetectedEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const subs = await this.subscriptions.enabled();
+  /**
+   * Detection and enqueueing of what is pending, up to GROUP observations per transaction: one commit (one fsync on
+   * SQLite) per group instead of several per observation. A group that fails (e.g. a PostgreSQL deadlock between
+   * two instances) rolled back entirely, so it is simply run again.
+   */
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending.splice(0, GROUP);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          // Read before the transaction: on SQLite the transaction holds the one connection until it commits.
+          const index = await this.subscriptions.index();
+          const queued = await this.db.transaction().execute(async (trx) => {
+            const state = new AlertState(trx);
+            const events: DetectedEvent[] = [];
+            for (const detect of group) events.push(...(await detect(state)));
+            return this.fanOut(events, index, new DeliveryQueue(trx));
+          });
+          if (queued > 0) this.worker.wake();
+          break;
+        } catch (e) {
+          if (attempt < GROUP_ATTEMPTS) continue;
+          this.log.error({ err: e, observations: group.length }, 'alert detection failed; these observations were skipped');
+          break;
+        }
+      }
+    }
+  }
+
+  private async fanOut(events: DetectedEvent[], index: SubscriptionIndex, queue: DeliveryQueue): Promise<number> {
+    if (events.length === 0) return 0;
     const now = new Date();
     const queued: QueuedMessage[] = [];
     for (const event of events) {
-      for (const sub of subs) {
+      for (const sub of index.candidates(event)) {
         for (const m of messagesFor(event, sub, now)) queued.push({ subscriptionId: sub.id, eventType: m.type, payload: JSON.stringify(m) });
       }
     }
-    await this.queue.enqueue(queued);
-    if (queued.length > 0) this.worker.wake();
+    await queue.enqueue(queued);
+    return queued.length;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { SubscriptionIndex } from './subscription-index.js';
 import type { EventType, WebhookFilter } from './events.js';
 import type { AlertSubscriptionsTable, AlertTables } from './schema.js';
 import { generateSecret } from './signing.js';
@@ -37,6 +38,7 @@ const ACTIVE_TTL_MS = 2_000;
 
 export class Subscriptions {
   private active?: { at: number; list: Promise<Subscription[]> };
+  private indexed?: { list: Subscription[]; index: SubscriptionIndex };
 
   constructor(private readonly db: Kysely<AlertTables>) {}
 
@@ -119,6 +121,13 @@ export class Subscriptions {
       this.active = { at: now, list };
     }
     return this.active.list;
+  }
+
+  /** The enabled subscriptions, indexed for fan-out (rebuilt when the cached list is). */
+  async index(): Promise<SubscriptionIndex> {
+    const list = await this.enabled();
+    if (this.indexed?.list !== list) this.indexed = { list, index: new SubscriptionIndex(list) };
+    return this.indexed.index;
   }
 
   /** A delivery failed: start (or continue) the failure streak; past `disableAfterMs` the subscription is disabled. */
