@@ -6,7 +6,7 @@
  * `leaseMs` and the row is claimed again, so a crash loses nothing.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { AlertDeliveriesTable, AlertTables } from './schema.js';
 import { generateMessageId } from './signing.js';
 
@@ -45,6 +45,12 @@ export interface DeliveryRecord {
   next_attempt_at: string | null;
   delivered_at: string | null;
 }
+
+type HeadQuery = SelectQueryBuilder<
+  AlertTables & { d: AlertTables['alert_deliveries']; s: AlertTables['alert_subscriptions'] },
+  'd' | 's',
+  Pick<AlertDeliveriesTable, 'seq' | 'id' | 'subscription_id' | 'event_type' | 'payload' | 'attempts' | 'status' | 'first_attempt_at'>
+>;
 
 let counter = 0;
 const instance = randomUUID().slice(0, 8);
@@ -85,31 +91,14 @@ export class DeliveryQueue {
 
   /** Claims up to `limit` due deliveries (at most one per subscription) for `leaseMs`. */
   async claim(limit: number, leaseMs: number, now = Date.now()): Promise<Claimed[]> {
-    const candidates = await this.db
-      .selectFrom('alert_deliveries as d')
-      .innerJoin('alert_subscriptions as s', 's.id', 'd.subscription_id')
-      .select(['d.seq', 'd.id', 'd.subscription_id', 'd.event_type', 'd.payload', 'd.attempts', 'd.status', 'd.first_attempt_at'])
-      .where('s.enabled', '=', 1)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', now)]),
-          eb.and([eb('d.status', '=', 'inflight'), eb('d.locked_until', '<', now)]),
-        ]),
-      )
-      .where((eb) =>
-        eb(
-          'd.seq',
-          '=',
-          eb
-            .selectFrom('alert_deliveries as h')
-            .select((h) => h.fn.min('h.seq').as('head'))
-            .whereRef('h.subscription_id', '=', 'd.subscription_id')
-            .where('h.status', 'in', ['pending', 'inflight']),
-        ),
-      )
-      .orderBy('d.next_attempt_at')
-      .limit(limit)
-      .execute();
+    // Two queries rather than one OR: each walks its own index in order and stops after `limit` heads, instead of
+    // testing every queued row for being its subscription's head.
+    const expired = await this.heads(limit, (q) => q.where('d.status', '=', 'inflight').where('d.locked_until', '<', now).orderBy('d.locked_until'));
+    const due =
+      expired.length >= limit
+        ? []
+        : await this.heads(limit - expired.length, (q) => q.where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).orderBy('d.next_attempt_at'));
+    const candidates = [...expired, ...due];
     const claimed: Claimed[] = [];
     for (const c of candidates) {
       const lease = randomUUID();
@@ -140,6 +129,27 @@ export class DeliveryQueue {
       });
     }
     return claimed;
+  }
+
+  /** Due rows that are the head of their (enabled) subscription's queue. */
+  private heads(limit: number, narrow: (q: HeadQuery) => HeadQuery) {
+    const base = this.db
+      .selectFrom('alert_deliveries as d')
+      .innerJoin('alert_subscriptions as s', 's.id', 'd.subscription_id')
+      .select(['d.seq', 'd.id', 'd.subscription_id', 'd.event_type', 'd.payload', 'd.attempts', 'd.status', 'd.first_attempt_at'])
+      .where('s.enabled', '=', 1)
+      .where((eb) =>
+        eb(
+          'd.seq',
+          '=',
+          eb
+            .selectFrom('alert_deliveries as h')
+            .select((h) => h.fn.min('h.seq').as('head'))
+            .whereRef('h.subscription_id', '=', 'd.subscription_id')
+            .where('h.status', 'in', ['pending', 'inflight']),
+        ),
+      );
+    return narrow(base).limit(limit).execute();
   }
 
   /** Records an attempt's outcome; ignored when the lease was lost (the row was re-claimed after expiry). */

@@ -132,7 +132,8 @@ export class Subscriptions {
 
   /** A delivery failed: start (or continue) the failure streak; past `disableAfterMs` the subscription is disabled. */
   async recordFailure(id: string, now: number, disableAfterMs: number): Promise<void> {
-    await this.db.updateTable('alert_subscriptions').set({ failing_since: now }).where('id', '=', id).where('failing_since', 'is', null).execute();
+    const started = await this.db.updateTable('alert_subscriptions').set({ failing_since: now }).where('id', '=', id).where('failing_since', 'is', null).executeTakeFirst();
+    if (Number(started.numUpdatedRows) > 0) this.active = undefined;
     const disabled = await this.db
       .updateTable('alert_subscriptions')
       .set({ enabled: 0, disabled_reason: `deliveries failed for ${Math.round(disableAfterMs / 3_600_000)} h`, updated_at: now })
@@ -144,6 +145,7 @@ export class Subscriptions {
   }
 
   async recordSuccess(id: string): Promise<void> {
+    this.active = undefined;
     await this.db.updateTable('alert_subscriptions').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
   }
 }

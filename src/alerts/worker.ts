@@ -147,7 +147,10 @@ export class DeliveryWorker {
     }
     const recorded = await this.queue.complete(c, outcome, now);
     if (!recorded) return;
-    if (outcome.kind === 'delivered') await this.subscriptions.recordSuccess(sub.id);
+    // (failingSince from the cached row: recordFailure drops the cache when it starts a streak)
+    if (outcome.kind === 'delivered') {
+      if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);
+    }
     else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
   }
 }
