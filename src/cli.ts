@@ -4,6 +4,7 @@
  */
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
+import { webhooksCommand } from './alerts/cli.js';
 import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
 import { InvalidKeyOptions } from './keys/key-store.js';
@@ -28,6 +29,7 @@ Usage:
   marketlens db migrate                         apply pending database migrations (also done at every start)
   marketlens db status                          the database in use and its migrations
   marketlens db backup FILE                     online copy of the SQLite database (PostgreSQL: use pg_dump)
+  marketlens webhooks add|list|remove|test       alert subscriptions (see \`marketlens webhooks\`)
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
@@ -54,6 +56,8 @@ async function main(args: string[]): Promise<number> {
       return db(loadConfig(), rest);
     case 'lookup':
       return lookup(loadConfig(), rest);
+    case 'webhooks':
+      return webhooksCommand(loadConfig(), rest);
     case 'parse':
       return parse(loadConfig(), rest);
     case 'record':

@@ -67,6 +67,9 @@ const globalShape = {
   /** What to do with rate limits when Redis fails at runtime: keep serving (log loudly) or refuse. */
   MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR: z.enum(['allow', 'deny']).default('allow'),
   /** PostgreSQL for keys, usage and every other state; unset = SQLite at <DATA_DIR>/marketlens.db. */
+  /** Webhook targets: allow http:// URLs, and names/addresses in loopback, private or link-local ranges (tests, LANs). */
+  MARKETLENS_WEBHOOK_ALLOW_HTTP: bool.default(false),
+  MARKETLENS_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   MARKETLENS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database').optional(),
   MARKETLENS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
   /** Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server. */
@@ -181,6 +184,7 @@ export interface Config {
   rateLimitOnRedisError: 'allow' | 'deny';
   /** postgres://…; undefined = SQLite in dataDir */
   databaseUrl?: string;
+  webhooks: { allowHttp: boolean; allowPrivate: boolean };
   redisUrl?: string;
   redisPrefix: string;
   proxyUrls: string[];
@@ -275,6 +279,7 @@ export function loadConfig(
     monthlyQuota: e.MARKETLENS_MONTHLY_QUOTA,
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
     databaseUrl: e.MARKETLENS_DATABASE_URL,
+    webhooks: { allowHttp: e.MARKETLENS_WEBHOOK_ALLOW_HTTP, allowPrivate: e.MARKETLENS_WEBHOOK_ALLOW_PRIVATE },
     redisUrl: e.MARKETLENS_REDIS_URL,
     redisPrefix: e.MARKETLENS_REDIS_PREFIX,
     proxyUrls: e.MARKETLENS_PROXY_URLS,

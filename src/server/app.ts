@@ -11,6 +11,7 @@ import { MemoryStore } from '../cache/memory-store.js';
 import { RedisConnection } from '../cache/redis-connection.js';
 import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
+import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { KeyStore } from '../keys/key-store.js';
@@ -53,6 +54,8 @@ export interface AppDeps {
   liveResults?: LiveResults;
   /** A pino destination for tests that assert on log lines. */
   logStream?: NodeJS.WritableStream;
+  /** Alert delivery timing/sender overrides (tests). */
+  alerts?: AlertsDeps['engine'];
 }
 
 export interface AppState {
@@ -234,6 +237,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     resaleBProductKeys: config.resaleBProductKeys,
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
+  // Alerts share the app's database; their delivery loop stops (in its own onClose, registered first) before it closes.
+  const alerts = await registerAlerts(app, { config, authenticate, problem: problemSchema, store, engine: deps.alerts });
+  liveResults.onFailure((failure) => alerts.handleFailure(failure));
 
   app.addHook('onClose', async () => {
     await http.close?.();

@@ -4,7 +4,9 @@
  */
 import type { Migration } from 'kysely';
 import { keysMigration } from './0001-keys.js';
+import { alertsMigration } from './0003-alerts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
+  '0003-alerts': alertsMigration,
 };

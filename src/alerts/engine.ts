@@ -1,0 +1,145 @@
+/**
+ * The alert engine: observations in (history.onObserved → handleObservations; liveResults.onFailure →
+ * handleFailure), queued signed deliveries out. The listeners run on the lookup path, so they only queue the work
+ * and return; detection, fan-out and enqueueing happen in order in the background, in grouped transactions.
+ */
+import type { Kysely } from 'kysely';
+import type { ObservationBatch } from '../history/observation.js';
+import type { LiveFailure } from '../operations/live-results.js';
+import { detectChanges, detectFailure } from './detect.js';
+import { TEST_EVENT, type DetectedEvent, type WebhookMessage } from './events.js';
+import { messagesFor } from './match.js';
+import { DeliveryQueue, type QueuedMessage } from './queue.js';
+import type { AlertTables } from './schema.js';
+import { createSender, type Sender } from './send.js';
+import { AlertState } from './state.js';
+import type { SubscriptionIndex } from './subscription-index.js';
+import { Subscriptions, type Subscription } from './subscriptions.js';
+import type { TargetPolicy } from './target-guard.js';
+import { DEFAULT_TIMING, DeliveryWorker, type AlertLog, type DeliveryTiming } from './worker.js';
+
+export interface AlertEngineOptions {
+  db: Kysely<AlertTables>;
+  policy: TargetPolicy;
+  log: AlertLog;
+  timing?: Partial<DeliveryTiming>;
+  /** Per-attempt timeout (ms). */
+  timeoutMs?: number;
+  /** Tests replace the HTTP sender. */
+  sender?: Sender;
+}
+
+/** Observations waiting for detection beyond which a warning is logged (the database is not keeping up). */
+const BACKLOG_WARN = 50_000;
+/** Observations detected per transaction, and how often a failed group is run again. */
+const GROUP = 200;
+const GROUP_ATTEMPTS = 3;
+
+type Work = (state: AlertState) => Promise<DetectedEvent[]>;
+
+export class AlertEngine {
+  readonly subscriptions: Subscriptions;
+  readonly queue: DeliveryQueue;
+  readonly policy: TargetPolicy;
+  private readonly state: AlertState;
+  private readonly worker: DeliveryWorker;
+  private readonly sender: Sender;
+  private readonly log: AlertEngineOptions['log'];
+  private readonly db: Kysely<AlertTables>;
+  private pending: Work[] = [];
+  private draining?: Promise<void>;
+
+  constructor(options: AlertEngineOptions) {
+    this.db = options.db;
+    this.policy = options.policy;
+    this.log = options.log;
+    this.subscriptions = new Subscriptions(options.db);
+    this.queue = new DeliveryQueue(options.db);
+    this.state = new AlertState(options.db);
+    this.sender = options.sender ?? createSender(options.policy, options.timeoutMs ?? 10_000);
+    this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, { ...DEFAULT_TIMING, ...options.timing }, options.log);
+  }
+
+  /** Starts delivering (claiming due deliveries, including those left by a previous run). */
+  start(): void {
+    this.worker.start();
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    await this.worker.stop();
+    this.sender.close();
+  }
+
+  handleObservations(batch: ObservationBatch): void {
+    this.enqueueWork((state) => detectChanges(batch, state));
+  }
+
+  handleFailure(failure: LiveFailure): void {
+    this.enqueueWork((state) => detectFailure(failure, state));
+  }
+
+  /** Resolves once every observation handed in so far is detected and its deliveries queued. */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /** Queues a `webhook.test` message for one subscription (POST /webhooks/:id/test, `marketlens webhooks test`). */
+  async sendTest(sub: Subscription): Promise<void> {
+    const message: WebhookMessage = {
+      type: TEST_EVENT,
+      timestamp: new Date().toISOString(),
+      data: { subscription_id: sub.id, message: 'Test delivery from marketlens: your endpoint is reachable and verifies signatures.' },
+    };
+    await this.queue.enqueue([{ subscriptionId: sub.id, eventType: TEST_EVENT, payload: JSON.stringify(message) }]);
+    this.worker.wake();
+  }
+
+  private enqueueWork(detect: Work): void {
+    this.pending.push(detect);
+    if (this.pending.length === BACKLOG_WARN) this.log.warn({ backlog: this.pending.length }, 'alert detection is falling behind');
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+  }
+
+  /**
+   * Detection and enqueueing of what is pending, up to GROUP observations per transaction: one commit (one fsync on
+   * SQLite) per group instead of several per observation. A group that fails (e.g. a PostgreSQL deadlock between
+   * two instances) rolled back entirely, so it is simply run again.
+   */
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending.splice(0, GROUP);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          // Read before the transaction: on SQLite the transaction holds the one connection until it commits.
+          const index = await this.subscriptions.index();
+          const queued = await this.db.transaction().execute(async (trx) => {
+            const state = new AlertState(trx);
+            const events: DetectedEvent[] = [];
+            for (const detect of group) events.push(...(await detect(state)));
+            return this.fanOut(events, index, new DeliveryQueue(trx));
+          });
+          if (queued > 0) this.worker.wake();
+          break;
+        } catch (e) {
+          if (attempt < GROUP_ATTEMPTS) continue;
+          this.log.error({ err: e, observations: group.length }, 'alert detection failed; these observations were skipped');
+          break;
+        }
+      }
+    }
+  }
+
+  private async fanOut(events: DetectedEvent[], index: SubscriptionIndex, queue: DeliveryQueue): Promise<number> {
+    if (events.length === 0) return 0;
+    const now = new Date();
+    const queued: QueuedMessage[] = [];
+    for (const event of events) {
+      for (const sub of index.candidates(event)) {
+        for (const m of messagesFor(event, sub, now)) queued.push({ subscriptionId: sub.id, eventType: m.type, payload: JSON.stringify(m) });
+      }
+    }
+    await queue.enqueue(queued);
+    return queued.length;
+  }
+}

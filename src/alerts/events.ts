@@ -1,0 +1,118 @@
+/**
+ * What a subscription can ask for: event types and the filter that narrows them, with the event payloads sent.
+ * Payload fields are snake_case like the rest of the API; a value the source lacks is null.
+ */
+import { z } from 'zod';
+import { OPERATION_NAMES, type OperationName } from '../operations/types.js';
+import { PRICE_KINDS, type PriceKind } from '../history/observation.js';
+
+export const EVENT_TYPES = [
+  'price.changed',
+  'price.below',
+  'price.above',
+  'stock.changed',
+  'listing.new',
+  'listing.removed',
+  'product.not_found',
+  'marketplace.changed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Sent only by POST /api/v1/webhooks/:id/test; never matched by filters. */
+export const TEST_EVENT = 'webhook.test';
+
+export const filterSchema = z
+  .object({
+    operations: z.array(z.enum(OPERATION_NAMES)).min(1).optional().describe('Only lookups of these operations'),
+    products: z
+      .array(z.string().trim().min(1).max(200))
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Only these products: each a product id, slug or SKU (case-insensitive)'),
+    sizes: z.array(z.string().trim().min(1).max(20)).min(1).max(100).optional().describe('Only these size labels, as the marketplace shows them'),
+    countries: z
+      .array(z.string().regex(/^[A-Za-z]{2}$/, 'expected ISO 3166-1 alpha-2 codes'))
+      .min(1)
+      .optional()
+      .describe('Only prices observed for these countries (ISO 3166-1 alpha-2)'),
+    kinds: z.array(z.enum(PRICE_KINDS)).min(1).optional().describe('Only these price kinds'),
+    min_change_pct: z.number().min(0).max(1000).optional().describe('price.changed only when |change| ≥ this percentage'),
+    below: z.number().positive().optional().describe('Threshold for price.below (major units): sent when a price falls under it'),
+    above: z.number().positive().optional().describe('Threshold for price.above (major units): sent when a price rises over it'),
+  })
+  .strict()
+  .meta({ id: 'WebhookFilter' });
+export type WebhookFilter = z.output<typeof filterSchema>;
+
+/** Stored form of a filter: country codes upper case (no transform in the schema: it also describes responses). */
+export function normaliseFilter(f: WebhookFilter): WebhookFilter {
+  return f.countries ? { ...f, countries: f.countries.map((c) => c.toUpperCase()) } : f;
+}
+
+/** The context shared by every price/stock event, used by filters too. */
+export interface PriceContext {
+  marketplace: string;
+  operation: OperationName;
+  product_id: string;
+  name: string | null;
+  sku: string | null;
+  url: string | null;
+  size: string | null;
+  condition: string | null;
+  kind: PriceKind;
+  country: string | null;
+  currency: string;
+  observed_at: string;
+}
+
+export interface PriceChangedData extends PriceContext {
+  old: number;
+  new: number;
+  change: number;
+  /** Relative to the old price, in percent, rounded to 2 decimals. */
+  change_pct: number;
+}
+
+export interface ThresholdData extends PriceContext {
+  old: number | null;
+  new: number;
+  threshold: number;
+}
+
+export interface StockChangedData extends PriceContext {
+  in_stock: boolean;
+  price: number;
+}
+
+export interface ListingData {
+  marketplace: string;
+  operation: OperationName;
+  search: string;
+  listing_id: string;
+  observed_at: string;
+}
+
+export interface FailureData {
+  marketplace: string | null;
+  operation: OperationName;
+  params: Readonly<Record<string, unknown>>;
+  code: string;
+  message: string;
+  at: string;
+}
+
+/** A detected change, before fan-out. `threshold` events are matched per subscription, so they carry old/new only. */
+export type DetectedEvent =
+  | { type: 'price.changed'; context: PriceContext; old: number; new: number }
+  | { type: 'price.first'; context: PriceContext; new: number }
+  | { type: 'stock.changed'; context: PriceContext; inStock: boolean; price: number }
+  | { type: 'listing.new' | 'listing.removed'; data: ListingData }
+  | { type: 'product.not_found' | 'marketplace.changed'; data: FailureData };
+
+/** The JSON body of every webhook (Standard Webhooks shape). */
+export interface WebhookMessage {
+  type: EventType | typeof TEST_EVENT;
+  timestamp: string;
+  data: Record<string, unknown>;
+}

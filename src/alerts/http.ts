@@ -1,0 +1,44 @@
+/**
+ * Wires alerts into the app: the alert engine on the database, its delivery loop, and the /api/v1/webhooks routes.
+ * `app.alerts.handleObservations` / `handleFailure` are the inputs the history and the lookup seam feed.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { Config } from '../config.js';
+import { openStore, type Store } from '../store/index.js';
+import { AlertEngine, type AlertEngineOptions } from './engine.js';
+import { registerWebhookRoutes } from './routes.js';
+import type { AlertTables } from './schema.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    alerts: AlertEngine;
+  }
+}
+
+type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export interface AlertsDeps {
+  config: Config;
+  authenticate: Hook;
+  problem: z.ZodType;
+  /** The app's store when it has one; otherwise alerts open (and close) their own. */
+  store?: Store;
+  /** Tests shorten retry timing or replace the sender. */
+  engine?: Partial<Pick<AlertEngineOptions, 'timing' | 'sender' | 'timeoutMs'>>;
+}
+
+export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Promise<AlertEngine> {
+  const store = deps.store ?? (await openStore(deps.config, app.log));
+  // Alerts only touch their own tables: a narrower view of the one database.
+  const engine = new AlertEngine({ db: store.db as unknown as Kysely<AlertTables>, policy: deps.config.webhooks, log: app.log, ...deps.engine });
+  app.decorate('alerts', engine);
+  registerWebhookRoutes(app, deps.authenticate, engine, deps.problem);
+  app.addHook('onReady', async () => engine.start());
+  app.addHook('onClose', async () => {
+    await engine.close();
+    if (!deps.store) await store.close();
+  });
+  return engine;
+}

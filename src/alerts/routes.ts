@@ -1,0 +1,221 @@
+/**
+ * /api/v1/webhooks: alert subscriptions of the calling key (OpenAPI tag "Webhooks"). A subscription of another key
+ * answers 404 like one that does not exist. The signing secret is returned once, by POST.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { MarketlensError } from '../errors.js';
+import { EVENT_TYPES, filterSchema, normaliseFilter } from './events.js';
+import type { AlertEngine } from './engine.js';
+import type { Subscription } from './subscriptions.js';
+import { assertResolvable, parseTargetUrl } from './target-guard.js';
+
+export const WEBHOOKS_PATH = '/api/v1/webhooks';
+
+type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+const TAG = 'Webhooks';
+
+const eventsSchema = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).describe('Event types to receive');
+
+const createSchema = z
+  .object({
+    url: z.string().min(1).describe('Where to POST events: https (http only with MARKETLENS_WEBHOOK_ALLOW_HTTP). Discord and Slack incoming-webhook URLs get their own message format.'),
+    events: eventsSchema,
+    filter: filterSchema.default({}),
+    description: z.string().max(500).nullable().default(null),
+  })
+  .strict();
+
+const patchSchema = z
+  .object({
+    url: z.string().min(1).optional(),
+    events: eventsSchema.optional(),
+    filter: filterSchema.optional(),
+    description: z.string().max(500).nullable().optional(),
+    enabled: z.boolean().optional().describe('false pauses deliveries; true resumes a paused or auto-disabled subscription'),
+  })
+  .strict();
+
+const webhookSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.enum(EVENT_TYPES)),
+    filter: filterSchema,
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    disabled_reason: z.string().nullable().describe('Why deliveries stopped (e.g. failing for 3 days), or null'),
+    failing_since: z.string().nullable().describe('Start of the current streak of failed deliveries, or null'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Webhook' });
+
+const createdSchema = webhookSchema
+  .extend({ secret: z.string().describe('Signing secret (whsec_…), shown only in this answer') })
+  .meta({ id: 'WebhookCreated' });
+
+const deliverySchema = z
+  .object({
+    id: z.string().describe('The webhook-id header: the same on every retry'),
+    event_type: z.string(),
+    status: z.enum(['pending', 'inflight', 'delivered', 'failed']),
+    attempts: z.number().int(),
+    response_code: z.number().int().nullable(),
+    latency_ms: z.number().int().nullable(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    last_attempt_at: z.string().nullable(),
+    next_attempt_at: z.string().nullable(),
+    delivered_at: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+function view(s: Subscription) {
+  return {
+    id: s.id,
+    url: s.url,
+    events: s.events,
+    filter: s.filter,
+    description: s.description,
+    enabled: s.enabled,
+    disabled_reason: s.disabledReason,
+    failing_since: s.failingSince === null ? null : new Date(s.failingSince).toISOString(),
+    created_at: new Date(s.createdAt).toISOString(),
+    updated_at: new Date(s.updatedAt).toISOString(),
+  };
+}
+
+function notFound(id: string): MarketlensError {
+  return new MarketlensError('route_not_found', `No webhook ${id} for this API key`);
+}
+
+export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, alerts: AlertEngine, problem: z.ZodType): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const errors = { 400: problem, 401: problem, 403: problem, 404: problem };
+  const keyId = (req: FastifyRequest) => {
+    if (!req.apiKey) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
+    return req.apiKey.id;
+  };
+  const checkUrl = async (input: string) => {
+    const url = parseTargetUrl(input, alerts.policy);
+    await assertResolvable(url, alerts.policy);
+    return url.toString();
+  };
+
+  r.post(WEBHOOKS_PATH, {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'createWebhook',
+      tags: [TAG],
+      summary: 'Subscribe to price alerts',
+      description:
+        'Creates a subscription: every matching event is POSTed to `url` as `{type, timestamp, data}` with Standard Webhooks ' +
+        'headers (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`) signed with the returned ' +
+        '`secret`, which is shown only here. Failed deliveries are retried with exponential backoff for up to 24 h.',
+      security: [{ apiKey: [] }],
+      body: createSchema,
+      response: { 201: createdSchema, ...errors },
+    },
+    handler: async (req, reply) => {
+      const owner = keyId(req);
+      const url = await checkUrl(req.body.url);
+      const sub = await alerts.subscriptions.create(owner, { url, events: req.body.events, filter: normaliseFilter(req.body.filter), description: req.body.description });
+      return reply.code(201).send({ ...view(sub), secret: sub.secret });
+    },
+  });
+
+  r.get(WEBHOOKS_PATH, {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'listWebhooks',
+      tags: [TAG],
+      summary: 'Your webhook subscriptions',
+      security: [{ apiKey: [] }],
+      response: { 200: z.object({ data: z.array(webhookSchema) }), ...errors },
+    },
+    handler: async (req) => ({ data: (await alerts.subscriptions.list(keyId(req))).map(view) }),
+  });
+
+  r.get(`${WEBHOOKS_PATH}/:id`, {
+    onRequest: authenticate,
+    schema: { operationId: 'getWebhook', tags: [TAG], summary: 'One webhook subscription', security: [{ apiKey: [] }], params: idParams, response: { 200: webhookSchema, ...errors } },
+    handler: async (req) => {
+      const sub = await alerts.subscriptions.get(keyId(req), req.params.id);
+      if (!sub) throw notFound(req.params.id);
+      return view(sub);
+    },
+  });
+
+  r.patch(`${WEBHOOKS_PATH}/:id`, {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'updateWebhook',
+      tags: [TAG],
+      summary: 'Change a webhook subscription',
+      security: [{ apiKey: [] }],
+      params: idParams,
+      body: patchSchema,
+      response: { 200: webhookSchema, ...errors },
+    },
+    handler: async (req) => {
+      const owner = keyId(req);
+      if (!(await alerts.subscriptions.get(owner, req.params.id))) throw notFound(req.params.id);
+      const url = req.body.url === undefined ? undefined : await checkUrl(req.body.url);
+      const sub = await alerts.subscriptions.update(owner, req.params.id, { ...req.body, url, filter: req.body.filter && normaliseFilter(req.body.filter) });
+      if (!sub) throw notFound(req.params.id);
+      return view(sub);
+    },
+  });
+
+  r.delete(`${WEBHOOKS_PATH}/:id`, {
+    onRequest: authenticate,
+    schema: { operationId: 'deleteWebhook', tags: [TAG], summary: 'Delete a webhook subscription and its queued deliveries', security: [{ apiKey: [] }], params: idParams, response: { 204: z.null(), ...errors } },
+    handler: async (req, reply) => {
+      if (!(await alerts.subscriptions.remove(keyId(req), req.params.id))) throw notFound(req.params.id);
+      return reply.code(204).send(null);
+    },
+  });
+
+  r.post(`${WEBHOOKS_PATH}/:id/test`, {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'testWebhook',
+      tags: [TAG],
+      summary: 'Queue a signed test event',
+      description: 'Queues a `webhook.test` event for the subscription; see its outcome in /deliveries.',
+      security: [{ apiKey: [] }],
+      params: idParams,
+      response: { 202: z.object({ queued: z.literal(true) }), ...errors },
+    },
+    handler: async (req, reply) => {
+      const sub = await alerts.subscriptions.get(keyId(req), req.params.id);
+      if (!sub) throw notFound(req.params.id);
+      await alerts.sendTest(sub);
+      return reply.code(202).send({ queued: true as const });
+    },
+  });
+
+  r.get(`${WEBHOOKS_PATH}/:id/deliveries`, {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'listWebhookDeliveries',
+      tags: [TAG],
+      summary: 'Recent deliveries of a subscription',
+      description: 'Newest first: status, attempts, last response code and latency.',
+      security: [{ apiKey: [] }],
+      params: idParams,
+      querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+      response: { 200: z.object({ data: z.array(deliverySchema) }), ...errors },
+    },
+    handler: async (req) => {
+      const sub = await alerts.subscriptions.get(keyId(req), req.params.id);
+      if (!sub) throw notFound(req.params.id);
+      return { data: await alerts.queue.list(sub.id, req.query.limit) };
+    },
+  });
+}

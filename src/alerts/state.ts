@@ -1,0 +1,50 @@
+/**
+ * The last value seen per product/size/kind/condition/country (and per watch search, per failing lookup), kept in
+ * the database. Every write is a compare-and-set on a version, so when several instances observe the same change at
+ * once exactly one of them wins the swap and emits the event; the others see "unchanged".
+ */
+import type { Kysely } from 'kysely';
+import type { AlertTables } from './schema.js';
+
+export type Swap<T> = { changed: true; old: T | null } | { changed: false };
+
+const MAX_RACES = 5;
+
+export class AlertState {
+  constructor(private readonly db: Kysely<AlertTables>) {}
+
+  /**
+   * Stores `next` under `key` unless it equals the stored value or the stored value was observed later.
+   * Answers whether this call changed it, and the value it replaced (null the first time).
+   */
+  async swap<T>(key: string, next: T, observedAt: number, equal: (a: T, b: T) => boolean): Promise<Swap<T>> {
+    const value = JSON.stringify(next);
+    for (let race = 0; race < MAX_RACES; race++) {
+      const row = await this.db.selectFrom('alert_state').select(['value', 'version', 'observed_at']).where('key', '=', key).executeTakeFirst();
+      if (!row) {
+        const inserted = await this.db
+          .insertInto('alert_state')
+          .values({ key, value, observed_at: observedAt, version: 1 })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { changed: true, old: null };
+        continue; // another instance inserted first: compare against its value
+      }
+      if (Number(row.observed_at) > observedAt) return { changed: false }; // an older observation arrived late
+      const old = JSON.parse(row.value) as T;
+      if (equal(old, next)) return { changed: false };
+      const updated = await this.db
+        .updateTable('alert_state')
+        .set({ value, observed_at: observedAt, version: row.version + 1 })
+        .where('key', '=', key)
+        .where('version', '=', row.version)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 1) return { changed: true, old };
+    }
+    return { changed: false };
+  }
+
+  async forget(key: string): Promise<void> {
+    await this.db.deleteFrom('alert_state').where('key', '=', key).execute();
+  }
+}

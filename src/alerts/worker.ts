@@ -1,0 +1,156 @@
+/**
+ * The delivery loop of one instance: claims due deliveries from the queue (several instances may run it on one
+ * database; the claim decides who sends), signs and sends them, and records the outcome. Retries back off
+ * exponentially with jitter (honouring Retry-After) for up to 24 h after the first attempt; a subscription whose
+ * deliveries keep failing for 3 days is disabled with a reason.
+ */
+import { bodyFor } from './chat-format.js';
+import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
+import type { Sender } from './send.js';
+import { signatureHeaders } from './signing.js';
+import type { Subscription, Subscriptions } from './subscriptions.js';
+
+export interface DeliveryTiming {
+  /** First retry delay; doubles per attempt (± 25 % jitter) up to `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** No retry is scheduled later than this after the first attempt. */
+  giveUpAfterMs: number;
+  /** A subscription failing this long is disabled. */
+  disableAfterMs: number;
+  /** How often to look for due deliveries when nothing woke the loop. */
+  pollMs: number;
+  /** How long a claim lasts: longer than a send's timeout, so only a crashed instance's claims expire. */
+  leaseMs: number;
+  /** Deliveries in flight at once (each to a different subscription). */
+  concurrency: number;
+}
+
+/** What alerts log through: pino's logger fits, and so does a console shim in the CLI. */
+export interface AlertLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const DEFAULT_TIMING: DeliveryTiming = {
+  baseDelayMs: 5_000,
+  maxDelayMs: 3_600_000,
+  giveUpAfterMs: 24 * 3_600_000,
+  disableAfterMs: 3 * 24 * 3_600_000,
+  pollMs: 500,
+  leaseMs: 30_000,
+  concurrency: 64,
+};
+
+/** Delay before attempt `attempts + 1`, jittered so receivers coming back are not hit by every retry at once. */
+export function backoffMs(attempts: number, timing: Pick<DeliveryTiming, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
+  const raw = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(raw * (0.75 + random() * 0.5));
+}
+
+export class DeliveryWorker {
+  private timer?: NodeJS.Timeout;
+  private inFlight = 0;
+  private ticking = false;
+  private again = false;
+  private stopped = true;
+  private drained?: () => void;
+
+  constructor(
+    private readonly queue: DeliveryQueue,
+    private readonly subscriptions: Subscriptions,
+    private readonly sender: Sender,
+    private readonly timing: DeliveryTiming,
+    private readonly log: AlertLog,
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.timing.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Look for due deliveries now (called after enqueueing and after each completion). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    void this.tick();
+  }
+
+  /** Stops claiming; waits (up to `waitMs`) for deliveries in flight. Unfinished ones are re-claimed after restart. */
+  async stop(waitMs = 11_000): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (this.inFlight === 0) return;
+    await Promise.race([new Promise<void>((r) => (this.drained = r)), new Promise((r) => setTimeout(r, waitMs).unref())]);
+  }
+
+  private async tick(): Promise<void> {
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        const free = this.timing.concurrency - this.inFlight;
+        if (free <= 0 || this.stopped) break;
+        const claimed = await this.queue.claim(free, this.timing.leaseMs);
+        for (const c of claimed) {
+          this.inFlight++;
+          void this.deliver(c)
+            .catch((e) => this.log.error({ err: e, delivery: c.id }, 'webhook delivery bookkeeping failed'))
+            .finally(() => {
+              this.inFlight--;
+              if (this.inFlight === 0) this.drained?.();
+              this.wake();
+            });
+        }
+        if (claimed.length === free) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (e) {
+      this.log.warn({ err: e }, 'webhook queue poll failed; retrying');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async subscription(id: string): Promise<Subscription | undefined> {
+    const cached = (await this.subscriptions.enabled()).find((s) => s.id === id);
+    return cached ?? (await this.subscriptions.get(null, id));
+  }
+
+  private async deliver(c: Claimed): Promise<void> {
+    const sub = await this.subscription(c.subscriptionId);
+    if (!sub) return; // deleted meanwhile: its deliveries went with it
+    if (!sub.enabled) {
+      await this.queue.complete(c, { kind: 'retry', nextAttemptAt: Date.now(), responseCode: null, latencyMs: null, error: 'subscription disabled' });
+      return;
+    }
+    const body = bodyFor(new URL(sub.url), c.payload);
+    const headers = signatureHeaders(sub.secret, c.id, Math.floor(Date.now() / 1000), body);
+    const result = await this.sender.send(sub.url, body, { ...headers });
+    const now = Date.now();
+    let outcome: Outcome;
+    if (result.ok) {
+      outcome = { kind: 'delivered', responseCode: result.status!, latencyMs: result.latencyMs! };
+    } else {
+      const wait = Math.max(backoffMs(c.attempts, this.timing), (result.retryAfterSeconds ?? 0) * 1000);
+      const giveUp = now + wait - c.firstAttemptAt > this.timing.giveUpAfterMs;
+      const error = result.error ?? 'failed';
+      outcome =
+        result.retryable && !giveUp
+          ? { kind: 'retry', nextAttemptAt: now + wait, responseCode: result.status, latencyMs: result.latencyMs, error }
+          : { kind: 'failed', responseCode: result.status, latencyMs: result.latencyMs, error: result.retryable ? `gave up after ${c.attempts} attempts: ${error}` : error };
+    }
+    const recorded = await this.queue.complete(c, outcome, now);
+    if (!recorded) return;
+    // (failingSince from the cached row: recordFailure drops the cache when it starts a streak)
+    if (outcome.kind === 'delivered') {
+      if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);
+    }
+    else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
+  }
+}

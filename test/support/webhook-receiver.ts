@@ -1,0 +1,89 @@
+/**
+ * A local webhook receiver (node:http on 127.0.0.1) that verifies every request with the `standardwebhooks` package,
+ * as a subscriber would. `answer` decides the status per request (default 204); `stop()`/`restart()` simulate
+ * a receiver that is down (connection refused) and back on the same port.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+  id: string;
+  body: any;
+  raw: string;
+  headers: http.IncomingHttpHeaders;
+  verified: boolean;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  /** Requests answered 2xx. */
+  received: Received[];
+  /** Every request, whatever the answer. */
+  all: Received[];
+  /** The verified messages' bodies, in arrival order. */
+  messages(): any[];
+  setSecret(secret: string): void;
+  answer: (req: http.IncomingMessage, n: number) => { status: number; headers?: Record<string, string> };
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+}
+
+export async function startReceiver(path = '/hook', port = 0): Promise<Receiver> {
+  let secret: string | undefined;
+  let server: http.Server;
+  const receiver: Receiver = {
+    url: '',
+    port: 0,
+    received: [],
+    all: [],
+    messages: () => receiver.received.filter((r) => r.verified).map((r) => r.body),
+    setSecret: (s) => (secret = s),
+    answer: () => ({ status: 204 }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    restart: () => listen(receiver.port),
+    waitFor: async (count, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (receiver.messages().length < count) {
+        if (Date.now() > deadline) throw new Error(`receiver got ${receiver.messages().length} of ${count} messages`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+  };
+  const listen = (p: number) =>
+    new Promise<void>((resolve) => {
+      server = http.createServer((req, res) => {
+        let raw = '';
+        req.on('data', (c) => (raw += c));
+        req.on('end', () => {
+          let verified = false;
+          let body: unknown;
+          try {
+            body = secret ? new Webhook(secret).verify(raw, req.headers as Record<string, string>) : undefined;
+            verified = secret !== undefined;
+          } catch {
+            body = JSON.parse(raw || 'null');
+          }
+          const hit = { id: String(req.headers['webhook-id']), body, raw, headers: req.headers, verified, at: Date.now() };
+          const answer = receiver.answer(req, receiver.all.length);
+          receiver.all.push(hit);
+          if (answer.status >= 200 && answer.status < 300) receiver.received.push(hit);
+          res.writeHead(answer.status, answer.headers).end();
+        });
+      });
+      server.listen(p, '127.0.0.1', () => {
+        receiver.port = (server.address() as AddressInfo).port;
+        receiver.url = `http://127.0.0.1:${receiver.port}${path}`;
+        resolve();
+      });
+    });
+  await listen(port);
+  return receiver;
+}
