@@ -1,0 +1,69 @@
+/**
+ * Price history (issue 17): products upserted by (marketplace, product_id), their sizes, and one row per observed
+ * price. Indexes serve the db API's default sorts, the history series (lookup key + time) and the retention prune.
+ */
+import { SqliteAdapter, type Kysely } from 'kysely';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const id = (t: any) => (sqlite ? t.addColumn('id', 'integer', (c: any) => c.primaryKey().autoIncrement()) : t.addColumn('id', 'bigserial', (c: any) => c.primaryKey()));
+  const ms = 'bigint';
+  const real = sqlite ? 'real' : 'double precision';
+
+  await id(db.schema.createTable('history_products'))
+    .addColumn('marketplace', 'text', (c: any) => c.notNull())
+    .addColumn('product_id', 'text', (c: any) => c.notNull())
+    .addColumn('name', 'text')
+    .addColumn('url', 'text')
+    .addColumn('image', 'text')
+    .addColumn('sku', 'text')
+    .addColumn('domain', 'text')
+    .addColumn('price', real)
+    .addColumn('currency', 'text')
+    .addColumn('lookup_key', 'text', (c: any) => c.notNull())
+    .addColumn('first_seen_at', ms, (c: any) => c.notNull())
+    .addColumn('last_seen_at', ms, (c: any) => c.notNull())
+    .addColumn('last_crawled_at', ms, (c: any) => c.notNull())
+    .addColumn('error_crawling', 'text')
+    .addColumn('is_not_found', 'integer', (c: any) => c.notNull().defaultTo(0))
+    .addColumn('created_at', ms, (c: any) => c.notNull())
+    .addColumn('updated_at', ms, (c: any) => c.notNull())
+    .addUniqueConstraint('history_products_identity', ['marketplace', 'product_id'])
+    .execute();
+  await db.schema.createIndex('history_products_updated').on('history_products').columns(['updated_at']).execute();
+  await db.schema.createIndex('history_products_lookup').on('history_products').columns(['lookup_key']).execute();
+
+  await id(db.schema.createTable('history_variants'))
+    .addColumn('marketplace', 'text', (c: any) => c.notNull())
+    .addColumn('product_id', 'text', (c: any) => c.notNull())
+    .addColumn('size', 'text', (c: any) => c.notNull())
+    .addColumn('size_system', 'text')
+    .addColumn('gtins', 'text', (c: any) => c.notNull().defaultTo('[]'))
+    .addColumn('created_at', ms, (c: any) => c.notNull())
+    .addColumn('updated_at', ms, (c: any) => c.notNull())
+    .addUniqueConstraint('history_variants_identity', ['marketplace', 'product_id', 'size'])
+    .execute();
+
+  await id(db.schema.createTable('history_prices'))
+    .addColumn('name', 'text', (c: any) => c.notNull())
+    .addColumn('marketplace', 'text', (c: any) => c.notNull())
+    .addColumn('operation', 'text', (c: any) => c.notNull())
+    .addColumn('product_id', 'text', (c: any) => c.notNull())
+    .addColumn('size', 'text')
+    .addColumn('condition', 'text')
+    .addColumn('kind', 'text', (c: any) => c.notNull())
+    .addColumn('amount', real, (c: any) => c.notNull())
+    .addColumn('currency', 'text', (c: any) => c.notNull())
+    .addColumn('country', 'text')
+    .addColumn('in_stock', 'integer')
+    .addColumn('lookup_key', 'text', (c: any) => c.notNull())
+    .addColumn('observed_at', ms, (c: any) => c.notNull())
+    .execute();
+  await db.schema.createIndex('history_prices_series').on('history_prices').columns(['lookup_key', 'observed_at']).execute();
+  await db.schema.createIndex('history_prices_product').on('history_prices').columns(['marketplace', 'product_id', 'observed_at']).execute();
+  await db.schema.createIndex('history_prices_observed').on('history_prices').columns(['observed_at']).execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  for (const t of ['history_prices', 'history_variants', 'history_products']) await db.schema.dropTable(t).ifExists().execute();
+}
