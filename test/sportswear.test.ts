@@ -23,7 +23,9 @@ describe('sportswear.product over HTTP', () => {
 
   beforeAll(async () => {
     await nike.start();
-    app = await testApp({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin });
+    // Every URL of DD1391-100 is one product (one cache entry): without stale-if-error a failed live fetch is the
+    // error itself, not the record an earlier test cached.
+    app = await testApp({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_STALE_IF_ERROR: '0' });
   });
   afterAll(async () => {
     await app.close();
@@ -168,7 +170,6 @@ describe('sportswear.product over HTTP', () => {
   });
 
   describe('upstream changed', () => {
-    // Paths never answered successfully before: a cached record would be served stale-if-error (CONTRACT §3).
     it('a product page without __NEXT_DATA__ → 502 upstream_changed', async () => {
       nike.serve('/t/no-next-data-AbCdEf/DD1391-100', '<!DOCTYPE html><html><body><div id="root">Nike Dunk Low Retro</div></body></html>');
       expectProblem(await get({ query: 'https://www.nike.com/t/no-next-data-AbCdEf/DD1391-100' }), 502, 'upstream_changed');

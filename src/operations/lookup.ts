@@ -7,7 +7,8 @@ import type { LookupCache } from '../cache/lookup-cache.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
 import type { HttpClient } from '../upstream/http-client.js';
-import type { Operation } from './types.js';
+import type { LiveResults } from './live-results.js';
+import type { Operation, Parsed } from './types.js';
 
 export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
 
@@ -45,59 +46,101 @@ export class LookupService {
     private readonly config: Config,
     private readonly http: HttpClient,
     private readonly cache?: LookupCache,
+    /** The after-fetch seam: told of every live fetch, successful or not. */
+    private readonly liveResults?: LiveResults,
   ) {}
 
+  /**
+   * `params` are the validated parameters. Their canonical form (`Operation.canonicalParams`) is computed first — a
+   * value the operation cannot use is a 400 here, before any cache lock or upstream request — and names the cache
+   * entry; the fetch itself runs on the parameters as given (a GOAT apparel URL still goes straight to /apparel/).
+   */
   run(op: Operation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+    let canonical: Record<string, unknown>;
+    try {
+      canonical = op.canonicalParams ? op.canonicalParams(params) : params;
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const deadlineAt = opts.deadlineAt ?? Date.now() + this.config.deadlineMs;
     const deadline = () => opts.signal ?? AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
-    if (!this.cache) return this.fetchAndParse(op, params, deadline());
+    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical);
     return this.cache.lookup({
-      key: cacheKey(op.name, params),
+      key: cacheKey(op.name, canonical),
       cacheClass: op.cacheClass,
       marketplace: op.marketplace,
       maxAgeSeconds: opts.maxAgeSeconds,
       deadline,
-      fetch: (signal) => this.fetchAndParse(op, params, signal),
+      fetch: (signal) => this.fetchAndParse(op, params, signal, canonical),
     });
   }
 
-  /** The uncached path: fetch every upstream body, parse, check the record against the spec schema. */
-  async fetchAndParse(op: Operation, params: Record<string, unknown>, signal: AbortSignal): Promise<LookupResult> {
+  /**
+   * The uncached path: fetch every upstream body, parse, check the record against the spec schema, then tell the
+   * after-fetch seam (a LiveResult, or a LiveFailure when the fetch or the parse failed).
+   */
+  async fetchAndParse(
+    op: Operation,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    canonical: Record<string, unknown> = params,
+  ): Promise<LookupResult> {
     const t0 = performance.now();
-    const bodies = await op.fetch({ http: this.http, marketplace: op.marketplace, signal, config: this.config }, params);
-    const fetchedAt = Date.now();
-    const t1 = performance.now();
-    const record = parseAndCheck(op, bodies, params);
-    const json = JSON.stringify(record);
+    let parsed: Parsed<unknown>;
+    let fetchedAt: number;
+    let t1: number;
+    try {
+      const bodies = await op.fetch({ http: this.http, marketplace: op.marketplace, signal, config: this.config }, params);
+      fetchedAt = Date.now();
+      t1 = performance.now();
+      parsed = parseChecked(op, bodies, params);
+    } catch (e) {
+      this.liveResults?.emitFailure({ operation: op.name, params: canonical, error: asMarketlensError(e), at: Date.now() });
+      throw e;
+    }
+    const json = JSON.stringify(parsed.record);
     const t2 = performance.now();
-    return {
-      json,
-      fetchedAt,
-      cache: 'miss',
-      upstreamMs: t1 - t0,
-      parseMs: t2 - t1,
-      missingParts: op.missingParts?.(bodies) ?? [],
-    };
+    if (this.liveResults) {
+      const identity = { marketplace: op.marketplace, operation: op.name, ...op.identify(parsed.record, params) };
+      this.liveResults.emitResult({
+        operation: op.name,
+        params: canonical,
+        identity,
+        record: parsed.record,
+        missing: parsed.missing,
+        fetchedAt,
+      });
+    }
+    return { json, fetchedAt, cache: 'miss', upstreamMs: t1 - t0, parseMs: t2 - t1, missingParts: parsed.missing };
   }
+}
+
+function asMarketlensError(e: unknown): MarketlensError {
+  return e instanceof MarketlensError ? e : new MarketlensError('internal', 'the live fetch failed', { cause: e });
 }
 
 /**
  * Parses bodies and checks the record against the operation's spec schema: a parser that produced a wrong shape
  * means upstream changed under it, never a 500 and never a silently wrong record.
  */
-export function parseAndCheck(op: Operation, bodies: unknown, params: Record<string, unknown>): unknown {
-  let record: unknown;
+export function parseChecked(op: Operation, bodies: unknown, params: Record<string, unknown>): Parsed<unknown> {
+  let parsed: Parsed<unknown>;
   try {
-    record = op.parse(bodies, params);
+    parsed = op.parse(bodies, params);
   } catch (e) {
     if (e instanceof MarketlensError) throw e;
     // A parser tripping over an unexpected shape (TypeError on a missing node, bad JSON) is a format change.
     throw upstreamChanged(op.marketplace, `${op.name} parser failed: ${(e as Error).message}`);
   }
-  const checked = op.record.safeParse(record);
+  const checked = op.record.safeParse(parsed.record);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     throw upstreamChanged(op.marketplace, `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
-  return record;
+  return parsed;
+}
+
+/** `parseChecked`'s record alone (`marketlens parse`, parser tests). */
+export function parseAndCheck(op: Operation, bodies: unknown, params: Record<string, unknown>): unknown {
+  return parseChecked(op, bodies, params).record;
 }

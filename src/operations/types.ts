@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { HttpClient } from '../upstream/http-client.js';
+import type { LookupIdentity } from './live-results.js';
 
 export const OPERATION_NAMES = [
   'watchmarket.finder',
@@ -55,12 +56,38 @@ export interface Operation<P = any, B = any, R = any> {
   example?: { params: Record<string, string>; response: unknown };
   /** Fetches every upstream body the parser needs. Never parses beyond what is needed to plan further requests. */
   fetch(ctx: FetchContext, params: P): Promise<B>;
-  /** Pure: upstream bodies → record. Throws MarketlensError (upstream_changed / not_found) when it cannot. */
-  parse(bodies: B, params: P): R;
-  /** Names of record parts left null because their source failed (partial answers), if the operation has parts. */
-  missingParts?(bodies: B): string[];
+  /**
+   * Pure: upstream bodies → the record and the names of record parts left null because their source failed
+   * (partial answers; empty when the operation has no parts). Throws MarketlensError (upstream_changed / not_found)
+   * when it cannot.
+   */
+  parse(bodies: B, params: P): Parsed<R>;
+  /**
+   * The lookup's canonical parameters: how the caller spelled it removed (a GOAT URL and its bare slug give the same
+   * object), so they make one cache entry and one in-flight fetch. Still valid parameters of the operation. Pure;
+   * throws invalid_parameter (400) for a value `fetch` could not use, before any lock or upstream request. Absent:
+   * the validated parameters are already canonical.
+   */
+  canonicalParams?(params: P): P;
+  /** What the record is about (canonical id, the request's country/currency/locale), for the live-result seam. */
+  identify(record: R, params: P): RecordIdentity;
   /** `marketlens parse`: turns saved upstream files into the bodies `parse` takes. */
   bodiesFromFiles(files: SavedFile[], params: P): B;
+}
+
+/** What `parse` yields. */
+export interface Parsed<R> {
+  record: R;
+  /** Record parts (dotted paths) left null because their source failed. */
+  missing: string[];
+}
+
+/** The record-dependent part of a lookup's identity (the operation adds marketplace and name). */
+export type RecordIdentity = Omit<LookupIdentity, 'marketplace' | 'operation'>;
+
+/** A parse result with nothing missing. */
+export function complete<R>(record: R): Parsed<R> {
+  return { record, missing: [] };
 }
 
 /** Identity helper that keeps an operation's parameter, body and record types tied together. */

@@ -16,6 +16,7 @@ import { MarketlensError } from '../errors.js';
 import { KeyStore } from '../keys/key-store.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
+import { LiveResults } from '../operations/live-results.js';
 import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   keys?: KeyStore;
   http?: HttpClient;
   metrics?: Metrics;
+  /** The after-fetch seam; one is made when not given. */
+  liveResults?: LiveResults;
   /** A pino destination for tests that assert on log lines. */
   logStream?: NodeJS.WritableStream;
 }
@@ -48,6 +51,8 @@ declare module 'fastify' {
       metrics: Metrics;
       keys: KeyStore;
       lookup: LookupService;
+      /** The after-fetch seam: history, alerts and status subscribe here (src/operations/live-results.ts). */
+      liveResults: LiveResults;
       limits: KeyLimits;
       /** Present when MARKETLENS_REDIS_URL is set. */
       redis?: RedisConnection;
@@ -95,9 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deadlineMs: config.deadlineMs,
     log: app.log,
   });
-  const lookup = new LookupService(config, http, cache);
+  const liveResults = deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
+  const lookup = new LookupService(config, http, cache, liveResults);
   const limits = await KeyLimits.create({ config, redis, log: app.log });
-  app.decorate('marketlens', { state, metrics, keys, lookup, limits, redis });
+  app.decorate('marketlens', { state, metrics, keys, lookup, liveResults, limits, redis });
   // Spec 4.1 sends its query as a JSON body on GET.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true } as { hasBody: boolean });
   app.setValidatorCompiler(validatorCompiler);

@@ -116,7 +116,7 @@ describe('partial answers', () => {
     const r = parse(bodies);
     expect(r.reviews).toBeNull();
     expect(r.pricing).not.toBeNull();
-    expect(electronicsProduct.missingParts!(bodies)).toEqual(['reviews']);
+    expect(electronicsProduct.parse(bodies, { query: bodies.sku! }).missing).toEqual(['reviews']);
   });
 
   it('reviews API failed but the page has statistics → reviews kept, "reviews.reviews" missing', () => {
@@ -128,7 +128,7 @@ describe('partial answers', () => {
     const r = parse(bodies);
     expect(r.reviews!.stats!.total_review_count).toBe(580);
     expect(r.reviews!.reviews).toBeNull();
-    expect(electronicsProduct.missingParts!(bodies)).toEqual(['reviews.reviews']);
+    expect(electronicsProduct.parse(bodies, { query: bodies.sku! }).missing).toEqual(['reviews.reviews']);
   });
 
   it('page failed → specification parts missing; a pricing API answer that is not JSON counts as failed', () => {

@@ -1,12 +1,13 @@
 /** Spec 4.8: one Best Buy product — pricing, reviews, photos and specifications — assembled from several sources. */
 import { z } from 'zod';
 import { defineOperation } from '../../operations/types.js';
-import { assemble, type Assembled } from './assemble.js';
+import { assemble } from './assemble.js';
 import type { ElectronicsBodies } from './bodies.js';
 import { bodiesFromSavedFiles } from './bodies-from-files.js';
 import { fetchElectronicsBodies } from './fetch.js';
 import { electronicsProductSchema } from './schema.js';
-import { parseProductQuery } from './sku.js';
+import { canonicalQuery, parseProductQuery } from './sku.js';
+import { refineWith } from '../../operations/refine-with.js';
 
 const params = z
   .object({
@@ -14,23 +15,13 @@ const params = z
       .string()
       .trim()
       .min(1)
+      .superRefine(refineWith(parseProductQuery))
       .describe(
         'Best Buy product page URL (`/site/<name>/<sku>.p?skuId=<sku>`, `/product/<name>/<id>`, ' +
           '`/product/<name>/<id>/sku/<sku>`, `…/<sku>/openbox`) or a bare numeric SKU, e.g. `6534615`',
       ),
   })
   .strict();
-
-// parse and missingParts see the same bodies object: assemble it once.
-const assembled = new WeakMap<ElectronicsBodies, Assembled>();
-function assembleOnce(bodies: ElectronicsBodies): Assembled {
-  let a = assembled.get(bodies);
-  if (!a) {
-    a = assemble(bodies);
-    assembled.set(bodies, a);
-  }
-  return a;
-}
 
 export const electronicsProduct = defineOperation({
   name: 'electronics.product',
@@ -52,15 +43,17 @@ export const electronicsProduct = defineOperation({
     return fetchElectronicsBodies(ctx, p.query);
   },
   parse(bodies: ElectronicsBodies) {
-    return assembleOnce(bodies).record;
+    const { record, missing } = assemble(bodies);
+    return { record, missing };
   },
-  missingParts(bodies: ElectronicsBodies) {
-    try {
-      return assembleOnce(bodies).missing;
-    } catch {
-      return [];
-    }
-  },
+  canonicalParams: (p) => ({ query: canonicalQuery(parseProductQuery(p.query)) }),
+  // Best Buy is the US store: prices in USD.
+  identify: (record, p) => ({
+    id: record.pricing?.sku_price_domain?.sku_id ?? canonicalQuery(parseProductQuery(p.query)),
+    country: 'US',
+    currency: 'USD',
+    locale: 'en-US',
+  }),
   bodiesFromFiles(files, p) {
     const sku = p.query ? parseProductQuery(p.query).sku : undefined;
     return bodiesFromSavedFiles(files, sku);

@@ -45,3 +45,12 @@ export function skuFromUrl(url: URL): string | undefined {
 function isSkulessProductUrl(url: URL): boolean {
   return /^\/product\/[^/]+\/[A-Z0-9]{10}\/?$/i.test(url.pathname);
 }
+
+/**
+ * One spelling per product: the SKU when the query names one, else the SKU-less product URL without query string.
+ * @example canonicalQuery(parseProductQuery('https://www.bestbuy.com/site/x/6534615.p?skuId=6534615')) // '6534615'
+ */
+export function canonicalQuery(ref: ProductRef): string {
+  if (ref.sku !== undefined) return ref.sku;
+  return `https://www.bestbuy.com${ref.url.pathname.replace(/\/$/, '')}`;
+}

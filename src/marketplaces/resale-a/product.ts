@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MarketlensError, isMarketlensError } from '../../errors.js';
 import { defineOperation, type FetchContext, type SavedFile } from '../../operations/types.js';
+import { refineWith } from '../../operations/refine-with.js';
 import { wrapAsNextDataPage } from '../../util/next-data.js';
 import { MARKET_DOCUMENT, MARKET_OPERATION } from './graphql-documents.js';
 import { graphqlData } from './graphql-response.js';
@@ -21,6 +22,7 @@ const params = z
       .trim()
       .min(1)
       .max(300)
+      .superRefine(refineWith(parseProductQuery))
       .describe('Product slug (`nike-dunk-low-retro-white-black-2021`), stockx.com product URL, or product id (UUID)'),
     country: countryParam.optional(),
     language: languageParam.optional(),
@@ -146,10 +148,18 @@ export const resaleAProduct = defineOperation({
     return fetchBodies(ctx, parseProductQuery(p.query), resolveLocale(p));
   },
   parse(bodies: ProductBodies, p: Partial<Params>) {
-    return parseProduct(bodies, requestedSlugs(p));
+    const missing = bodies.market === null && bodies.marketError !== undefined ? ['market'] : [];
+    return { record: parseProduct(bodies, requestedSlugs(p)), missing };
   },
-  missingParts(bodies: ProductBodies) {
-    return bodies.market === null && bodies.marketError !== undefined ? ['market'] : [];
+  // A stockx.com URL (any locale prefix, any query string) is its slug; a UUID stays a UUID (its slug is unknown
+  // until fetched). Locale parameters are kept as given: their defaults depend on each other.
+  canonicalParams: (p) => {
+    const ref = parseProductQuery(p.query);
+    return { ...p, query: ref.kind === 'slug' ? ref.slug : ref.uuid };
+  },
+  identify: (record, p) => {
+    const locale = resolveLocale(p);
+    return { id: record.id, country: locale.country, currency: locale.currency, locale: locale.language };
   },
   bodiesFromFiles(files, p) {
     return productBodiesFromFiles(files, requestedSlugs(p));

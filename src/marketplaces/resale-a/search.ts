@@ -1,11 +1,12 @@
 /** Spec 4.2: search StockX products by text, via its web GraphQL `browse` with our own selection set. */
 import { z } from 'zod';
 import { MarketlensError } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
 import { SEARCH_DOCUMENT, SEARCH_OPERATION } from './graphql-documents.js';
 import { resolveLocale } from './locale.js';
 import { MAX_HITS, parseSearch } from './parse-search.js';
 import { searchText } from './query-input.js';
+import { refineWith } from '../../operations/refine-with.js';
 import { searchRecordSchema } from './schema.js';
 import { STOCKX_ORIGIN, postGraphql } from './upstream.js';
 
@@ -15,6 +16,7 @@ const params = z
       .string()
       .trim()
       .max(200)
+      .superRefine(refineWith(searchText))
       .optional()
       .describe('Product name, brand, SKU (style id), slug or stockx.com product URL. Absent or empty: the default listing.'),
   })
@@ -71,8 +73,15 @@ export const resaleASearch = defineOperation({
     });
   },
   parse(body: string) {
-    return parseSearch(body);
+    return complete(parseSearch(body));
   },
+  // A stockx.com URL searches its slug; an empty query is the default listing.
+  canonicalParams: (p) => {
+    const text = searchText(p.query);
+    return text === '' ? {} : { query: text };
+  },
+  // Searches run in StockX's default locale (US, en-US); hits carry no prices.
+  identify: (_record, p) => ({ id: searchText(p.query), country: 'US', currency: null, locale: 'en-US' }),
   bodiesFromFiles(files) {
     if (files.length !== 1) {
       throw new MarketlensError(

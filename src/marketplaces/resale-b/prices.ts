@@ -1,7 +1,7 @@
 /** Spec 4.3: latest prices per size and condition, from GOAT's `buy_bar_data` web API. */
 import { z } from 'zod';
 import { MarketlensError } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { parseBuyBarData } from './parse.js';
 import { RESALE_B_COUNTRIES, pricesRecordSchema, type ResaleBCountry } from './schema.js';
@@ -67,7 +67,11 @@ export const resaleBPrices = defineOperation({
     return res.body;
   },
   parse(body: string) {
-    return parseBuyBarData(body);
+    return complete(parseBuyBarData(body));
+  },
+  identify: (_record, p) => {
+    const { countryCode, currency } = RESALE_B_COUNTRIES[p.country as ResaleBCountry];
+    return { id: p.query, country: countryCode, currency, locale: null };
   },
   bodiesFromFiles(files) {
     if (files.length !== 1) throw new MarketlensError('invalid_parameter', 'resale-b.prices parses exactly one buy_bar_data JSON file');

@@ -1,7 +1,7 @@
 /** Spec 4.4: product details, from the `__NEXT_DATA__` of GOAT's product page. */
 import { z } from 'zod';
 import { MarketlensError, invalidParam } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { parseMarketplaceUrl } from '../../upstream/url-guard.js';
 import { isNotFoundPage, parseProductBody } from './parse.js';
@@ -115,8 +115,12 @@ export const resaleBProduct = defineOperation({
     throw new MarketlensError('not_found', `resale-b has no product ${slug}`);
   },
   parse(body: string) {
-    return parseProductBody(body);
+    return complete(parseProductBody(body));
   },
+  // A storefront URL and its bare slug name one product: one cache entry, one upstream fetch.
+  canonicalParams: (p) => ({ query: resolveProductQuery(p.query).slug }),
+  // The product template id, which resale-b.prices takes as its query: both lookups share the identity.
+  identify: (record) => ({ id: String(record.id), country: null, currency: null, locale: null }),
   bodiesFromFiles(files) {
     if (files.length !== 1) {
       throw new MarketlensError('invalid_parameter', 'resale-b.product parses exactly one file: a product page or its JSON');

@@ -1,10 +1,10 @@
 /** Spec 4.7: product details from the Nike product page (`__NEXT_DATA__`). */
 import { z } from 'zod';
 import { MarketlensError, isMarketlensError } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { parseProductPage } from './parse.js';
-import { resolveProductTarget, styleColorOfUrl } from './product-url.js';
+import { NIKE_ORIGIN, resolveProductTarget, styleColorOfUrl } from './product-url.js';
 import { productSchema } from './schema.js';
 import { acceptLanguage, normaliseCountry } from './storefronts.js';
 
@@ -83,7 +83,23 @@ export const sportswearProduct = defineOperation({
   },
   parse(bodies: ProductPageBodies, p) {
     const styleColor = p.query ? resolveProductTarget(p.query, p.country).styleColor : bodies.url ? styleColorOfUrl(bodies.url) : undefined;
-    return parseProductPage(bodies.html, styleColor);
+    return complete(parseProductPage(bodies.html, styleColor));
+  },
+  // A product URL is its storefront and style-colour (the slug is decoration Nike redirects away); a storefront
+  // language other than the default (/ca/fr/) cannot be said with a bare code, so that URL keeps a placeholder slug.
+  canonicalParams: (p) => {
+    const t = resolveProductTarget(p.query, p.country);
+    if (t.language === null) return { query: t.styleColor, country: t.country };
+    return { query: `${NIKE_ORIGIN}/${t.country.toLowerCase()}/${t.language}/t/-/${t.styleColor}` };
+  },
+  identify: (record, p) => {
+    const t = resolveProductTarget(p.query, p.country);
+    return {
+      id: t.styleColor,
+      country: t.country,
+      currency: record.prices?.currency ?? null,
+      locale: acceptLanguage(t.country, t.language).split(',')[0]!,
+    };
   },
   bodiesFromFiles(files) {
     if (files.length !== 1) {

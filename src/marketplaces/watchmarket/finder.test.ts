@@ -66,6 +66,6 @@ describe('finder', () => {
 
   it('fetch needs no network: it returns the catalog', async () => {
     const bodies = await watchmarketFinder.fetch({} as never, { query: 'dial' });
-    expect(watchmarketFinder.parse(bodies, { query: 'dial' })).toHaveLength(4);
+    expect(watchmarketFinder.parse(bodies, { query: 'dial' }).record).toHaveLength(4);
   });
 });

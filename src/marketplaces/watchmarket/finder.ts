@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { invalidParam } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
 import { FINDER_CATALOG } from './finder-catalog-data.js';
 import { finderRecordSchema, type CatalogGroup, type FilterGroup } from './schema.js';
 
@@ -59,8 +59,11 @@ export const watchmarketFinder = defineOperation({
     return FINDER_CATALOG;
   },
   parse(catalog: readonly CatalogGroup[], p) {
-    return matchFilterGroups(catalog, p.query ?? '');
+    return complete(matchFilterGroups(catalog, p.query ?? ''));
   },
+  // Matching is case-insensitive: `Dial` and `dial` are one question.
+  canonicalParams: (p) => ({ query: p.query.trim().toLowerCase() }),
+  identify: (_record, p) => ({ id: p.query.trim().toLowerCase(), country: null, currency: null, locale: null }),
   bodiesFromFiles(files) {
     // `marketlens parse watchmarket.finder catalog.json query=…`: a catalog file in the shipped shape.
     if (files.length === 0) return FINDER_CATALOG;

@@ -1,6 +1,7 @@
 /** Spec 4.5: Chrono24 listing search with every filter, sorting and paging, parsed from the results page HTML. */
 import { MarketlensError } from '../../errors.js';
-import { defineOperation } from '../../operations/types.js';
+import { complete, defineOperation } from '../../operations/types.js';
+import { searchKey } from '../../operations/search-key.js';
 import { expectOk } from '../../upstream/expect.js';
 import type { UpstreamResponse } from '../../upstream/http-client.js';
 import { canonicalUrlOf, pagedCanonicalUrl, parseSearchPage, statedPage, type SearchBodies } from './parse.js';
@@ -94,8 +95,15 @@ export const watchmarketSearch = defineOperation({
     return { url: res.url, pages: [res.body] };
   },
   parse(bodies: SearchBodies, p) {
-    return parseSearchPage(bodies, p.page ?? 1);
+    return complete(parseSearchPage(bodies, p.page ?? 1));
   },
+  // Prices show a symbol (`$`); the requested currency is their ISO 4217 code. The site's language follows the domain.
+  identify: (_record, p) => ({
+    id: searchKey(p),
+    country: null,
+    currency: p.currency,
+    locale: p.language.replace('_', '-'),
+  }),
   bodiesFromFiles(files, p) {
     const pages = files.map((f) => f.text);
     // A saved page has no fetch URL: use the canonical URL it names, else the URL these parameters would fetch.
