@@ -65,6 +65,8 @@ const globalShape = {
   MARKETLENS_MONTHLY_QUOTA: int(0, 1e10).default(0),
   /** What to do with rate limits when Redis fails at runtime: keep serving (log loudly) or refuse. */
   MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR: z.enum(['allow', 'deny']).default('allow'),
+  /** PostgreSQL for keys, usage and every other state; unset = SQLite at <DATA_DIR>/marketlens.db. */
+  MARKETLENS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database').optional(),
   MARKETLENS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
   /** Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server. */
   MARKETLENS_REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected letters, digits, and : . _ -').default('marketlens:'),
@@ -145,6 +147,8 @@ export interface Config {
   dailyQuota: number;
   monthlyQuota: number;
   rateLimitOnRedisError: 'allow' | 'deny';
+  /** postgres://…; undefined = SQLite in dataDir */
+  databaseUrl?: string;
   redisUrl?: string;
   redisPrefix: string;
   proxyUrls: string[];
@@ -222,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     dailyQuota: e.MARKETLENS_DAILY_QUOTA,
     monthlyQuota: e.MARKETLENS_MONTHLY_QUOTA,
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
+    databaseUrl: e.MARKETLENS_DATABASE_URL,
     redisUrl: e.MARKETLENS_REDIS_URL,
     redisPrefix: e.MARKETLENS_REDIS_PREFIX,
     proxyUrls: e.MARKETLENS_PROXY_URLS,

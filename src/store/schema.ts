@@ -1,0 +1,8 @@
+/**
+ * The database's table types, composed from one interface per area so each area adds its tables with one line here.
+ * Conventions (src/store/README.md): timestamps are epoch milliseconds in `bigint` columns (numbers in TypeScript),
+ * booleans are integers 0/1, text ids.
+ */
+import type { KeyTables } from './key-tables.js';
+
+export interface Database extends KeyTables {}
