@@ -67,6 +67,8 @@ const globalShape = {
   MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR: z.enum(['allow', 'deny']).default('allow'),
   /** PostgreSQL for keys, usage and every other state; unset = SQLite at <DATA_DIR>/marketlens.db. */
   MARKETLENS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database').optional(),
+  /** Days of price history kept (issue 17); a daily prune deletes older rows. */
+  MARKETLENS_HISTORY_RETENTION_DAYS: int(1, 36500).default(365),
   MARKETLENS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
   /** Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server. */
   MARKETLENS_REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected letters, digits, and : . _ -').default('marketlens:'),
@@ -149,6 +151,7 @@ export interface Config {
   rateLimitOnRedisError: 'allow' | 'deny';
   /** postgres://…; undefined = SQLite in dataDir */
   databaseUrl?: string;
+  historyRetentionDays: number;
   redisUrl?: string;
   redisPrefix: string;
   proxyUrls: string[];
@@ -227,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = readEnv()):
     monthlyQuota: e.MARKETLENS_MONTHLY_QUOTA,
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
     databaseUrl: e.MARKETLENS_DATABASE_URL,
+    historyRetentionDays: e.MARKETLENS_HISTORY_RETENTION_DAYS,
     redisUrl: e.MARKETLENS_REDIS_URL,
     redisPrefix: e.MARKETLENS_REDIS_PREFIX,
     proxyUrls: e.MARKETLENS_PROXY_URLS,

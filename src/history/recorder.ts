@@ -4,13 +4,14 @@
  * counted and the batch dropped — it never reaches the lookup. Subscribers (`onObserved`, the alerts) hear about a
  * batch only after it is durably written.
  */
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { cacheKey } from '../cache/cache-key.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { LiveFailure, LiveResult, LiveResults } from '../operations/live-results.js';
 import { extractObservations } from './extract/index.js';
 import type { ObservationBatch, ObservedPrice } from './observation.js';
-import type { HistoryTables } from './tables.js';
+import type { Database } from '../store/schema.js';
 
 export interface RecorderOptions {
   /** How long results wait to be written together (ms). */
@@ -53,7 +54,7 @@ export class HistoryRecorder {
   private closed = false;
 
   constructor(
-    private readonly db: Kysely<HistoryTables>,
+    private readonly db: Kysely<Database>,
     private readonly opts: RecorderOptions,
   ) {
     this.flushMs = opts.flushMs ?? 250;
@@ -166,7 +167,7 @@ export class HistoryRecorder {
   }
 }
 
-async function writeBatch(db: Kysely<HistoryTables>, b: ObservationBatch, key: string, now: number): Promise<void> {
+async function writeBatch(db: Kysely<Database>, b: ObservationBatch, key: string, now: number): Promise<void> {
   const seen = b.observedAt.getTime();
   const headline = new Map<string, ObservedPrice>();
   for (const p of b.prices) {
@@ -181,6 +182,7 @@ async function writeBatch(db: Kysely<HistoryTables>, b: ObservationBatch, key: s
     await db
       .insertInto('history_products')
       .values({
+        id: `${p.marketplace}:${p.productId}`,
         marketplace: p.marketplace,
         product_id: p.productId,
         name: p.name,
@@ -222,6 +224,7 @@ async function writeBatch(db: Kysely<HistoryTables>, b: ObservationBatch, key: s
     await db
       .insertInto('history_variants')
       .values({
+        id: `${v.marketplace}:${v.productId}:${v.size}`,
         marketplace: v.marketplace,
         product_id: v.productId,
         size: v.size,
@@ -241,6 +244,7 @@ async function writeBatch(db: Kysely<HistoryTables>, b: ObservationBatch, key: s
   }
   const site = MARKETPLACE_INFO[b.marketplace].alias;
   const rows = b.prices.map((p) => ({
+    id: priceId(p.observedAt.getTime()),
     name: p.country ? `${site}-${p.country.toLowerCase()}` : site,
     marketplace: p.marketplace,
     operation: p.operation,
@@ -259,7 +263,7 @@ async function writeBatch(db: Kysely<HistoryTables>, b: ObservationBatch, key: s
 }
 
 /** A failed lookup marks the products its last success recorded: the crawl error, and not-found for a 404. */
-async function markFailure(db: Kysely<HistoryTables>, key: string, f: LiveFailure, now: number): Promise<void> {
+async function markFailure(db: Kysely<Database>, key: string, f: LiveFailure, now: number): Promise<void> {
   await db
     .updateTable('history_products')
     .set({
@@ -270,4 +274,9 @@ async function markFailure(db: Kysely<HistoryTables>, key: string, f: LiveFailur
     })
     .where('lookup_key', '=', key)
     .execute();
+}
+
+/** Short, roughly time-ordered ids (12 bytes of text per row matters at a million rows). */
+function priceId(ms: number): string {
+  return ms.toString(36).padStart(9, '0') + randomBytes(6).toString('base64url');
 }

@@ -1,14 +1,13 @@
 /**
- * The history tables (migration src/store/migrations/0002-history.ts), as Kysely types. Times are integer ms since
- * epoch (they sort, bucket by integer arithmetic on both engines, and compare without time-zone surprises);
- * PostgreSQL hands `bigint` back as a string, so readers pass them through Number().
+ * The history tables (migration src/store/migrations/0002-history.ts), as Kysely types, following the store's
+ * conventions (src/store/README.md): epoch-ms `bigint` times (they also bucket by integer arithmetic on both
+ * engines), 0/1 booleans, text ids.
  */
-import type { Generated } from 'kysely';
-
-type Ms = number | string;
+/** Epoch ms (store README: `bigint`, a number on both engines). */
+type Ms = number;
 
 export interface HistoryProductsTable {
-  id: Generated<number>;
+  id: string;
   marketplace: string;
   product_id: string;
   name: string | null;
@@ -31,7 +30,7 @@ export interface HistoryProductsTable {
 }
 
 export interface HistoryVariantsTable {
-  id: Generated<number>;
+  id: string;
   marketplace: string;
   product_id: string;
   size: string;
@@ -43,7 +42,7 @@ export interface HistoryVariantsTable {
 }
 
 export interface HistoryPricesTable {
-  id: Generated<number>;
+  id: string;
   /** Retailed's price doc `name`: `<site>-<country>`, e.g. `stockx-us` (the site alone without a country). */
   name: string;
   marketplace: string;

@@ -17,6 +17,7 @@ import { KeyStore } from '../keys/key-store.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LiveResults } from '../operations/live-results.js';
+import { registerHistory } from '../history/routes.js';
 import { LookupService } from '../operations/lookup.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
@@ -178,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onCacheResult: (operation, result) => cacheResults.inc({ operation, result }),
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
+  await registerHistory(app, { config, authenticate });
 
   app.addHook('onClose', async () => {
     await http.close?.();

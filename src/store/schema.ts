@@ -3,6 +3,7 @@
  * Conventions (src/store/README.md): timestamps are epoch milliseconds in `bigint` columns (numbers in TypeScript),
  * booleans are integers 0/1, text ids.
  */
+import type { HistoryTables } from '../history/tables.js';
 import type { KeyTables } from './key-tables.js';
 
-export interface Database extends KeyTables {}
+export interface Database extends KeyTables, HistoryTables {}

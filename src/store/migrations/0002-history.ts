@@ -2,13 +2,15 @@
  * Price history (issue 17): products upserted by (marketplace, product_id), their sizes, and one row per observed
  * price. Indexes serve the db API's default sorts, the history series (lookup key + time) and the retention prune.
  */
-import { SqliteAdapter, type Kysely } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
-  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
-  const id = (t: any) => (sqlite ? t.addColumn('id', 'integer', (c: any) => c.primaryKey().autoIncrement()) : t.addColumn('id', 'bigserial', (c: any) => c.primaryKey()));
+export const historyMigration: Migration = { up, down };
+
+async function up(db: Kysely<any>): Promise<void> {
+  // Text ids (store README: no autoincrement, its syntax differs per engine); prices in double precision.
+  const id = (t: any) => t.addColumn('id', 'text', (c: any) => c.primaryKey());
   const ms = 'bigint';
-  const real = sqlite ? 'real' : 'double precision';
+  const real = 'double precision';
 
   await id(db.schema.createTable('history_products'))
     .addColumn('marketplace', 'text', (c: any) => c.notNull())
@@ -64,6 +66,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('history_prices_observed').on('history_prices').columns(['observed_at']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+async function down(db: Kysely<any>): Promise<void> {
   for (const t of ['history_prices', 'history_variants', 'history_products']) await db.schema.dropTable(t).ifExists().execute();
 }

@@ -4,7 +4,9 @@
  */
 import type { Migration } from 'kysely';
 import { keysMigration } from './0001-keys.js';
+import { historyMigration } from './0002-history.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
+  '0002-history': historyMigration,
 };
