@@ -99,7 +99,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
         return sendCsv(reply, 'history.csv', toCsv(rows, ['size', 'kind', 'condition', 'currency', 't', 'min', 'max', 'last', 'count']));
       }
       if (format === 'svg') {
-        const title = `${h.operation} ${String(h.params.query ?? '')}${h.series.interval ? ` (${h.series.interval}ly last price)` : ''}`;
+        const title = `${h.operation} ${String(h.params.query ?? '')}${h.series.interval ? ` (last price per ${h.series.interval})` : ''}`;
         return reply.type('image/svg+xml; charset=utf-8').send(renderChart(series, title, h.series.interval));
       }
       return {
