@@ -7,10 +7,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { cacheKey } from '../cache/cache-key.js';
 import type { Config } from '../config.js';
-import { invalidParam } from '../errors.js';
+import { invalidParam, MarketlensError } from '../errors.js';
 import { getOperation } from '../operations/registry.js';
 import { problemSchema } from '../server/openapi.js';
 import { zodToInvalidParameter } from '../server/problem.js';
+import { addJob, createScheduler, getJob, removeJob, type Scheduler } from '../schedule/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { renderChart, seriesLabel } from './chart.js';
 import { toCsv, wantsCsv } from './csv.js';
@@ -23,13 +24,14 @@ import { RECORDED_OPERATIONS } from './extract/index.js';
 import { PRICE_KINDS } from './observation.js';
 import { HistoryRecorder } from './recorder.js';
 import { INTERVALS, querySeries, type Interval } from './series.js';
+import { DEFAULT_INTERVAL_S, MIN_INTERVAL_S, parseTrackRequest, TRACK_KIND, trackDoc, trackHandler } from './track.js';
 
 export const HISTORY_TAG = 'Price history';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Price history: the store it writes to and its recorder (`recorder.onObserved` feeds the alerts). */
-    history: { store: Store; recorder: HistoryRecorder };
+    history: { store: Store; recorder: HistoryRecorder; scheduler: Scheduler };
   }
 }
 
@@ -48,8 +50,14 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   });
   const detach = recorder.attach(app.marketlens.liveResults);
   const stopPrune = recorder.startDailyPrune();
-  app.decorate('history', { store, recorder });
+  const log = (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => app.log[level](ctx ?? {}, msg);
+  const scheduler = createScheduler(deps.config, store.db, log);
+  scheduler.handle(TRACK_KIND, trackHandler(app));
+  app.decorate('history', { store, recorder, scheduler });
+  // Jobs start once the app is ready (every route and decoration in place), never during registration.
+  app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', async () => {
+    await scheduler.stop();
     detach();
     stopPrune();
     await recorder.close();
@@ -78,6 +86,49 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       },
     });
   }
+
+  app.post('/api/v1/db/products', {
+    onRequest: deps.authenticate,
+    schema: {
+      operationId: 'trackProduct',
+      tags: [HISTORY_TAG],
+      summary: 'Track a product (refetched on schedule)',
+      description: TRACK_DESCRIPTION,
+      security: [{ apiKey: [] }],
+      body: trackBodySchema,
+      response: { 201: trackedSchema, 400: problemSchema, 401: problemSchema },
+    },
+    handler: async (req, reply) => {
+      const { payload, intervalMs } = parseTrackRequest(req.body, req.apiKey?.id ?? null);
+      const job = await addJob(store.db, { kind: TRACK_KIND, payload, intervalMs });
+      scheduler.changed();
+      return reply.code(201).send(trackDoc(job));
+    },
+  });
+
+  app.delete('/api/v1/db/products/:id', {
+    onRequest: deps.authenticate,
+    schema: {
+      operationId: 'untrackProduct',
+      tags: [HISTORY_TAG],
+      summary: 'Stop tracking a product',
+      description: 'Stops the refetches of a tracked product (its recorded history stays). Only the key that tracked it may stop it.',
+      security: [{ apiKey: [] }],
+      params: z.object({ id: z.string().max(100) }),
+      response: { 204: z.null().describe('Stopped'), 401: problemSchema, 404: problemSchema },
+    },
+    handler: async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const job = await getJob(store.db, id);
+      const owner = (job?.payload as { ownerKeyId?: string | null } | undefined)?.ownerKeyId;
+      if (!job || job.kind !== TRACK_KIND || (owner && owner !== req.apiKey?.id)) {
+        throw new MarketlensError('not_found', `No tracked product ${id} for this key`);
+      }
+      await removeJob(store.db, id, TRACK_KIND);
+      scheduler.changed();
+      return reply.code(204).send();
+    },
+  });
 
   app.get('/api/v1/history', {
     onRequest: deps.authenticate,
@@ -272,3 +323,38 @@ const HISTORY_DESCRIPTION =
   'every observation is a point (min = max = last); with it, each bucket gives min, max and last. ' +
   '`format=csv` (or `Accept: text/csv`) answers CSV; `format=svg` an SVG line chart (one line per size or kind, ' +
   'axes with currency and dates).\n\nExample: `/api/v1/history?operation=resale-b.prices&query=1341930&country=US&interval=day&format=svg`';
+
+const trackBodySchema = z
+  .looseObject({
+    operation: z.enum(RECORDED_OPERATIONS as [string, ...string[]]).describe('The lookup to repeat'),
+    query: z.string().optional().describe('The lookup\'s `query`; its other parameters (e.g. `country`) go beside it'),
+    interval: z.union([z.number(), z.string()]).optional().describe(`Seconds between fetches (or \`15m\`, \`1h\`); at least ${MIN_INTERVAL_S}, default ${DEFAULT_INTERVAL_S}`),
+  })
+  .meta({ examples: [{ operation: 'resale-b.prices', query: '1341930', country: 'US', interval: 900 }] });
+
+const trackedSchema = z
+  .object({
+    id: z.string(),
+    operation: z.string(),
+    params: z.record(z.string(), z.unknown()),
+    interval: z.number().describe('Seconds'),
+    nextRunAt: z.string(),
+    lastRunAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    runs: z.number().int(),
+    createdAt: z.string(),
+  })
+  .meta({
+    examples: [
+      { id: '0b7e7c1e-5d7a-4f7e-9d8a-2f1f2c3d4e5f', operation: 'resale-b.prices', params: { query: '1341930', country: 'US' }, interval: 900,
+        nextRunAt: '2026-11-24T12:00:00.000Z', lastRunAt: null, lastError: null, runs: 0, createdAt: '2026-11-24T12:00:00.000Z' },
+    ],
+  });
+
+const TRACK_DESCRIPTION =
+  'Refetches a lookup on a schedule through the normal lookup path (cache, de-duplication, upstream politeness and ' +
+  'this key\'s rate limit and quota), so its prices build up in the history without anyone asking. Body: ' +
+  '`{operation, query, …the lookup\'s other parameters, interval}`. The first fetch happens at once. With ' +
+  '`MARKETLENS_REDIS_URL` every instance shares the schedule (each product fetched once per interval across the ' +
+  'cluster); otherwise the schedule lives in the database and survives a restart. ' +
+  'Beyond Retailed: its `POST /db/products` is not documented.';

@@ -4,6 +4,7 @@
  * booleans are integers 0/1, text ids.
  */
 import type { HistoryTables } from '../history/tables.js';
+import type { ScheduleTables } from '../schedule/tables.js';
 import type { KeyTables } from './key-tables.js';
 
-export interface Database extends KeyTables, HistoryTables {}
+export interface Database extends KeyTables, HistoryTables, ScheduleTables {}

@@ -1,5 +1,5 @@
 /**
- * Price history (issue 17): products upserted by (marketplace, product_id), their sizes, and one row per observed
+ * Price history (issue 17) and scheduled jobs (tracked products): products upserted by (marketplace, product_id), their sizes, and one row per observed
  * price. Indexes serve the db API's default sorts, the history series (lookup key + time) and the retention prune.
  */
 import type { Kysely, Migration } from 'kysely';
@@ -64,8 +64,24 @@ async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('history_prices_series').on('history_prices').columns(['lookup_key', 'observed_at']).execute();
   await db.schema.createIndex('history_prices_product').on('history_prices').columns(['marketplace', 'product_id', 'observed_at']).execute();
   await db.schema.createIndex('history_prices_observed').on('history_prices').columns(['observed_at']).execute();
+
+  // Scheduled jobs (src/schedule): tracked products now, other kinds (canaries) later.
+  await db.schema
+    .createTable('schedule_jobs')
+    .addColumn('id', 'text', (c: any) => c.primaryKey())
+    .addColumn('kind', 'text', (c: any) => c.notNull())
+    .addColumn('payload', 'text', (c: any) => c.notNull())
+    .addColumn('interval_ms', ms, (c: any) => c.notNull())
+    .addColumn('next_run_at', ms, (c: any) => c.notNull())
+    .addColumn('locked_until', ms)
+    .addColumn('last_run_at', ms)
+    .addColumn('last_error', 'text')
+    .addColumn('runs', ms, (c: any) => c.notNull().defaultTo(0))
+    .addColumn('created_at', ms, (c: any) => c.notNull())
+    .execute();
+  await db.schema.createIndex('schedule_jobs_due').on('schedule_jobs').columns(['next_run_at']).execute();
 }
 
 async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['history_prices', 'history_variants', 'history_products']) await db.schema.dropTable(t).ifExists().execute();
+  for (const t of ['schedule_jobs', 'history_prices', 'history_variants', 'history_products']) await db.schema.dropTable(t).ifExists().execute();
 }
