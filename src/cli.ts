@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record, and --replay.
+ * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove, and --replay.
  */
+import { trackCommand } from './history/track-cli.js';
 import { readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ConfigError, loadConfig as loadConfigFrom, readEnv, type Config } from './config.js';
@@ -23,6 +24,8 @@ Usage:
   marketlens keys list                          ids, names, prefixes, status, usage (never the keys)
   marketlens keys revoke <id|prefix>
   marketlens lookup <operation> key=value…      run one operation live, print the record
+  marketlens track add <operation> key=value… [--interval 15m]   refetch a lookup on schedule (price history)
+  marketlens track list | track remove <id>
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
 
@@ -48,6 +51,8 @@ async function main(args: string[]): Promise<number> {
       return parse(loadConfig(), rest);
     case 'record':
       return record(loadConfig(), rest);
+    case 'track':
+      return trackCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
