@@ -1,19 +1,20 @@
 /**
- * `npm run bench [-- figure…]`: the five figures of issue 10, measured in one run, printed as tables and written to
- * bench/results.json. Figures: throughput, cold, parse, dedup, memory (all by default). Durations and sizes come
+ * `npm run bench [-- figure…]`: the five figures of issue 10 and the history figure of issue 17, measured in one run, printed as tables and written to
+ * bench/results.json. Figures: throughput, cold, parse, dedup, memory, history (all by default). Durations and sizes come
  * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { coldPath, type ColdPathRow } from './cold-path.js';
 import { dedup, type DedupResult } from './dedup.js';
+import { historyBench, type HistoryBenchResult } from './history.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
 import { parseCost, type ParseRow } from './parse-cost.js';
 import { sharedAvailable } from './lib/payloads.js';
 import { mb, round, table } from './lib/stats.js';
 import { throughput, type ThroughputResult } from './throughput.js';
 
-const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory'] as const;
+const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory', 'history'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const asked = process.argv.slice(2).filter((a) => a !== '--');
@@ -33,6 +34,7 @@ const results: {
   parse?: { rows: ParseRow[]; watchmarket_665kb_ms: number | null; watchmarket_665kb_under_100ms: boolean | null };
   dedup?: DedupResult;
   memory?: MemoryResult;
+  history?: HistoryBenchResult;
   runtime_s?: number;
 } = {
   when: new Date().toISOString(),
@@ -136,6 +138,28 @@ if (want('memory')) {
     `heap used after GC: ${mb(r.heap_used.after_app_start)} MB started, ${mb(r.heap_used.after_fill)} MB cache full, ` +
       `${mb(r.heap_used.after_lookups_gc)} MB after the lookups, ${mb(r.heap_used.after_deadlines_gc)} MB once their deadlines passed`,
   );
+}
+
+if (want('history')) {
+  section('6. price history: write cost per lookup, 30-day daily series over 1M rows (SQLite), size per million rows');
+  const r = await historyBench({ log: (s) => console.log(s) });
+  results.history = r;
+  const w = r.write_cost;
+  console.log(
+    table(
+      ['history', 'lookups', 'p50 ms', 'total ms (incl. writes)'],
+      [
+        ['on', w.lookups_each, w.p50_on_ms, w.total_on_ms],
+        ['off', w.lookups_each, w.p50_off_ms, w.total_off_ms],
+      ],
+    ),
+  );
+  console.log(`cold-path overhead of history: ${w.overhead_total_pct} % in total time, ${w.overhead_p50_pct} % at p50 (${w.rows_written} price rows written)`);
+  console.log(
+    `30-day daily series over ${r.series.rows} rows (${r.series.lookups} lookups, ${r.series.rows_in_window} rows in the window): ` +
+      `p50 ${r.series.p50_ms} ms, p99 ${r.series.p99_ms} ms over ${r.series.runs} queries`,
+  );
+  console.log(`SQLite size: ${mb(r.size.bytes)} MB for ${r.size.rows} rows = ${r.size.mb_per_million_rows} MB per million price rows`);
 }
 
 results.runtime_s = round((performance.now() - t0) / 1000);

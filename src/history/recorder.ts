@@ -5,7 +5,7 @@
  * batch only after it is durably written.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { cacheKey } from '../cache/cache-key.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { LiveFailure, LiveResult, LiveResults } from '../operations/live-results.js';
@@ -39,11 +39,13 @@ type Queued = { kind: 'result'; result: LiveResult; key: string } | { kind: 'fai
 const DAY_MS = 86_400_000;
 /** Which product-level price stands for the product (Retailed's product doc `price`), best first. */
 const HEADLINE: ObservedPrice['kind'][] = ['lowest_ask', 'lowest_price', 'current_price', 'listing_price', 'last_sale'];
-/** Rows per INSERT: well under SQLite's bound variable limit with 13 columns. */
+/** Rows per INSERT: 400 × 14 columns stays well under SQLite's bound-variable limit (32 766). */
 const CHUNK = 400;
 
 export class HistoryRecorder {
   readonly stats: RecorderStats = { written: 0, failed: 0, dropped: 0, prices: 0 };
+  /** False: live results are ignored (the bench measures the lookup path with history off this way). */
+  enabled = true;
   private queue: Queued[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -87,7 +89,7 @@ export class HistoryRecorder {
   }
 
   private enqueue(q: Queued): void {
-    if (this.closed) return;
+    if (this.closed || !this.enabled) return;
     if (this.queue.length >= this.maxQueue) {
       this.stats.dropped++;
       return;
@@ -118,15 +120,21 @@ export class HistoryRecorder {
     const results = items.filter((i) => i.kind === 'result').length;
     try {
       await this.db.transaction().execute(async (trx) => {
+        const keyed: Array<{ batch: ObservationBatch; key: string }> = [];
+        const lastSuccess = new Map<string, number>();
         for (const item of items) {
-          if (item.kind === 'failure') {
-            await markFailure(trx, item.key, item.failure, this.now());
-            continue;
-          }
+          if (item.kind !== 'result') continue;
           const batch = extractObservations(item.result);
           if (!batch) continue;
-          await writeBatch(trx, batch, item.key, this.now());
+          keyed.push({ batch, key: item.key });
           batches.push(batch);
+          lastSuccess.set(item.key, Math.max(lastSuccess.get(item.key) ?? 0, item.result.fetchedAt));
+        }
+        // A few multi-row statements per flush rather than several per lookup: the write cost is per flush.
+        await writeBatches(trx, keyed, this.now());
+        for (const item of items) {
+          // A failure older than a success of the same lookup in this flush is already superseded.
+          if (item.kind === 'failure' && item.failure.at >= (lastSuccess.get(item.key) ?? 0)) await markFailure(trx, item.key, item.failure, this.now());
         }
       });
     } catch (e) {
@@ -167,40 +175,77 @@ export class HistoryRecorder {
   }
 }
 
-async function writeBatch(db: Kysely<Database>, b: ObservationBatch, key: string, now: number): Promise<void> {
-  const seen = b.observedAt.getTime();
-  const headline = new Map<string, ObservedPrice>();
-  for (const p of b.prices) {
-    if (p.size !== null) continue;
-    const cur = headline.get(p.productId);
-    if (HEADLINE.includes(p.kind) && (!cur || HEADLINE.indexOf(p.kind) < HEADLINE.indexOf(cur.kind))) headline.set(p.productId, p);
-  }
-  for (const p of b.products) {
-    const h = headline.get(p.productId);
-    // Upsert by identity: first_seen_at and created_at stay as first written; a later lookup that lacks a field
-    // (GOAT's prices route has no name) keeps the value an earlier one recorded.
-    await db
-      .insertInto('history_products')
-      .values({
-        id: `${p.marketplace}:${p.productId}`,
+async function writeBatches(db: Kysely<Database>, list: Array<{ batch: ObservationBatch; key: string }>, now: number): Promise<void> {
+  if (list.length === 0) return;
+  // One row per product and per variant (the latest observation wins; PostgreSQL refuses an upsert that touches a
+  // row twice), every price row as it is.
+  const products = new Map<string, Insertable<Database['history_products']>>();
+  const variants = new Map<string, Insertable<Database['history_variants']>>();
+  const prices: Array<Insertable<Database['history_prices']>> = [];
+  for (const { batch: b, key } of list) {
+    const seen = b.observedAt.getTime();
+    const headline = new Map<string, ObservedPrice>();
+    for (const p of b.prices) {
+      if (p.size !== null) continue;
+      const cur = headline.get(p.productId);
+      if (HEADLINE.includes(p.kind) && (!cur || HEADLINE.indexOf(p.kind) < HEADLINE.indexOf(cur.kind))) headline.set(p.productId, p);
+    }
+    for (const p of b.products) {
+      const id = `${p.marketplace}:${p.productId}`;
+      const prev = products.get(id);
+      const h = headline.get(p.productId);
+      products.set(id, {
+        id,
         marketplace: p.marketplace,
         product_id: p.productId,
-        name: p.name,
-        url: p.url,
-        image: p.image,
-        sku: p.sku,
-        domain: p.domain,
-        price: h?.amount ?? null,
-        currency: h?.currency ?? null,
+        name: p.name ?? prev?.name ?? null,
+        url: p.url ?? prev?.url ?? null,
+        image: p.image ?? prev?.image ?? null,
+        sku: p.sku ?? prev?.sku ?? null,
+        domain: p.domain ?? prev?.domain ?? null,
+        price: h?.amount ?? prev?.price ?? null,
+        currency: h?.currency ?? prev?.currency ?? null,
         lookup_key: key,
-        first_seen_at: seen,
+        first_seen_at: Math.min(seen, (prev?.first_seen_at as number | undefined) ?? seen),
         last_seen_at: seen,
         last_crawled_at: seen,
         error_crawling: null,
         is_not_found: 0,
         created_at: now,
         updated_at: now,
-      })
+      });
+    }
+    for (const v of b.variants) {
+      const id = `${v.marketplace}:${v.productId}:${v.size}`;
+      variants.set(id, { id, marketplace: v.marketplace, product_id: v.productId, size: v.size, size_system: v.sizeSystem, gtins: JSON.stringify(v.gtins), created_at: now, updated_at: now });
+    }
+    const site = MARKETPLACE_INFO[b.marketplace].alias;
+    for (const p of b.prices) {
+      prices.push({
+        id: priceId(p.observedAt.getTime()),
+        name: p.country ? `${site}-${p.country.toLowerCase()}` : site,
+        marketplace: p.marketplace,
+        operation: p.operation,
+        product_id: p.productId,
+        size: p.size,
+        condition: p.condition,
+        kind: p.kind,
+        amount: p.amount,
+        currency: p.currency,
+        country: p.country,
+        in_stock: p.inStock === null ? null : p.inStock ? 1 : 0,
+        lookup_key: key,
+        observed_at: p.observedAt.getTime(),
+      });
+    }
+  }
+  const productRows = [...products.values()];
+  for (let i = 0; i < productRows.length; i += CHUNK / 2) {
+    // Upsert by identity: first_seen_at and created_at stay as first written; a lookup that lacks a field (GOAT's
+    // prices route has no name) keeps the value an earlier one recorded.
+    await db
+      .insertInto('history_products')
+      .values(productRows.slice(i, i + CHUNK / 2))
       .onConflict((oc) =>
         oc.columns(['marketplace', 'product_id']).doUpdateSet((eb) => ({
           name: eb.fn.coalesce(eb.ref('excluded.name'), eb.ref('history_products.name')),
@@ -220,19 +265,11 @@ async function writeBatch(db: Kysely<Database>, b: ObservationBatch, key: string
       )
       .execute();
   }
-  for (const v of b.variants) {
+  const variantRows = [...variants.values()];
+  for (let i = 0; i < variantRows.length; i += CHUNK) {
     await db
       .insertInto('history_variants')
-      .values({
-        id: `${v.marketplace}:${v.productId}:${v.size}`,
-        marketplace: v.marketplace,
-        product_id: v.productId,
-        size: v.size,
-        size_system: v.sizeSystem,
-        gtins: JSON.stringify(v.gtins),
-        created_at: now,
-        updated_at: now,
-      })
+      .values(variantRows.slice(i, i + CHUNK))
       .onConflict((oc) =>
         oc.columns(['marketplace', 'product_id', 'size']).doUpdateSet((eb) => ({
           size_system: eb.fn.coalesce(eb.ref('excluded.size_system'), eb.ref('history_variants.size_system')),
@@ -242,24 +279,7 @@ async function writeBatch(db: Kysely<Database>, b: ObservationBatch, key: string
       )
       .execute();
   }
-  const site = MARKETPLACE_INFO[b.marketplace].alias;
-  const rows = b.prices.map((p) => ({
-    id: priceId(p.observedAt.getTime()),
-    name: p.country ? `${site}-${p.country.toLowerCase()}` : site,
-    marketplace: p.marketplace,
-    operation: p.operation,
-    product_id: p.productId,
-    size: p.size,
-    condition: p.condition,
-    kind: p.kind,
-    amount: p.amount,
-    currency: p.currency,
-    country: p.country,
-    in_stock: p.inStock === null ? null : p.inStock ? 1 : 0,
-    lookup_key: key,
-    observed_at: p.observedAt.getTime(),
-  }));
-  for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto('history_prices').values(rows.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < prices.length; i += CHUNK) await db.insertInto('history_prices').values(prices.slice(i, i + CHUNK)).execute();
 }
 
 /** A failed lookup marks the products its last success recorded: the crawl error, and not-found for a 404. */
