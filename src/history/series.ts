@@ -48,8 +48,7 @@ export async function querySeries(db: Kysely<Database>, q: SeriesQuery): Promise
 }
 
 /**
- * Buckets in SQL (window functions, on both engines): only one row per bucket and line comes back, so a 30-day
- * daily series costs the same whether the lookup was observed 30 or 3 000 times a day.
+ * Buckets in SQL: only one row per bucket and line comes back to JavaScript.
  */
 async function bucketed(db: Kysely<Database>, q: SeriesQuery, interval: Interval): Promise<Series[]> {
   const step = sql.lit(INTERVALS[interval]);
@@ -57,19 +56,19 @@ async function bucketed(db: Kysely<Database>, q: SeriesQuery, interval: Interval
   const filters = [sql`lookup_key = ${q.lookupKey}`, sql`observed_at >= ${q.from}`, sql`observed_at < ${q.to}`];
   if (q.size !== undefined) filters.push(sql`size = ${q.size}`);
   if (q.kind !== undefined) filters.push(sql`kind = ${q.kind}`);
-  // coalesce(): a NULL size/condition must still form one partition with its peers on both engines (it does), and
-  // compare equal in the final grouping in JS.
-  const part = sql`partition by bucket, size, kind, condition, currency`;
+  // GROUP BY gives min/max/count and the time of the last price per bucket and line; the last price itself is read
+  // back by that time through the covering index (portable: no engine's bare-column or DISTINCT ON behaviour).
   const { rows } = await sql<{ bucket: number | string; size: string | null; kind: string; condition: string | null; currency: string; mn: number; mx: number; last: number; n: number | string }>`
-    select bucket, size, kind, condition, currency, mn, mx, amount as last, n from (
-      select bucket, size, kind, condition, currency, amount,
-        row_number() over (${part} order by observed_at desc) as rn,
-        min(amount) over (${part}) as mn, max(amount) over (${part}) as mx, count(*) over (${part}) as n
-      from (
-        select observed_at - ((observed_at - ${off}) % ${step}) as bucket, size, kind, condition, currency, amount, observed_at
-        from history_prices where ${sql.join(filters, sql` and `)}
-      ) w
-    ) r where rn = 1 order by bucket`.execute(db);
+    select g.bucket, g.size, g.kind, g.condition, g.currency, g.mn, g.mx, g.n,
+      (select max(p.amount) from history_prices p
+        where p.lookup_key = ${q.lookupKey} and p.observed_at = g.last_at and p.size is not distinct from g.size and p.kind = g.kind
+          and p.condition is not distinct from g.condition and p.currency = g.currency) as last
+    from (
+      select observed_at - ((observed_at - ${off}) % ${step}) as bucket, size, kind, condition, currency,
+        min(amount) as mn, max(amount) as mx, count(*) as n, max(observed_at) as last_at
+      from history_prices where ${sql.join(filters, sql` and `)}
+      group by observed_at - ((observed_at - ${off}) % ${step}), size, kind, condition, currency
+    ) g order by g.bucket`.execute(db);
   const lines = new Map<string, Series>();
   for (const r of rows) {
     const id = `${r.size}\u0000${r.kind}\u0000${r.condition}\u0000${r.currency}`;

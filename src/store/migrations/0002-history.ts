@@ -61,7 +61,13 @@ async function up(db: Kysely<any>): Promise<void> {
     .addColumn('lookup_key', 'text', (c: any) => c.notNull())
     .addColumn('observed_at', ms, (c: any) => c.notNull())
     .execute();
-  await db.schema.createIndex('history_prices_series').on('history_prices').columns(['lookup_key', 'observed_at']).execute();
+  // Covering index of the series query (every column it reads): a 30-day series is one range scan of the index,
+  // never a random read per row in a table of millions.
+  await db.schema
+    .createIndex('history_prices_series')
+    .on('history_prices')
+    .columns(['lookup_key', 'observed_at', 'size', 'kind', 'condition', 'currency', 'amount'])
+    .execute();
   await db.schema.createIndex('history_prices_product').on('history_prices').columns(['marketplace', 'product_id', 'observed_at']).execute();
   await db.schema.createIndex('history_prices_observed').on('history_prices').columns(['observed_at']).execute();
 
