@@ -21,6 +21,8 @@ export interface RecorderOptions {
   retentionDays: number;
   log?: (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => void;
   now?: () => number;
+  /** Counts live results by outcome (the /metrics counter). */
+  count?: (result: 'written' | 'failed' | 'dropped', n: number) => void;
 }
 
 export interface RecorderStats {
@@ -92,6 +94,7 @@ export class HistoryRecorder {
     if (this.closed || !this.enabled) return;
     if (this.queue.length >= this.maxQueue) {
       this.stats.dropped++;
+      this.opts.count?.('dropped', 1);
       return;
     }
     this.queue.push(q);
@@ -139,10 +142,12 @@ export class HistoryRecorder {
       });
     } catch (e) {
       this.stats.failed += results;
+      this.opts.count?.('failed', results);
       this.opts.log?.('error', 'history write failed; batch dropped', { err: (e as Error).message, results });
       return;
     }
     this.stats.written += results;
+    this.opts.count?.('written', results);
     for (const b of batches) {
       this.stats.prices += b.prices.length;
       for (const l of this.listeners) {

@@ -4,6 +4,7 @@
  * Registered from buildApp with one line; also wires the recorder to the live-result seam.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
 import { cacheKey } from '../cache/cache-key.js';
 import type { Config } from '../config.js';
@@ -44,9 +45,11 @@ export interface HistoryDeps {
 
 export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): Promise<void> {
   const store = deps.store ?? (await openStore(deps.config, app.log));
+  const counter = historyCounter(app.marketlens.metrics.registry);
   const recorder = new HistoryRecorder(store.db, {
     retentionDays: deps.config.historyRetentionDays,
     log: (level, msg, ctx) => app.log[level](ctx ?? {}, msg),
+    count: (result, n) => counter.inc({ result }, n),
   });
   const detach = recorder.attach(app.marketlens.liveResults);
   const stopPrune = recorder.startDailyPrune();
@@ -163,6 +166,13 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       };
     },
   });
+}
+
+/** `marketlens_history_results_total{result}`: written, failed, dropped (one registry may serve several apps in tests). */
+function historyCounter(registry: Registry): Counter<'result'> {
+  const name = 'marketlens_history_results_total';
+  const existing = registry.getSingleMetric(name) as Counter<'result'> | undefined;
+  return existing ?? new Counter({ name, help: 'Live results the price history wrote, failed to write, or dropped (queue full)', labelNames: ['result'] as const, registers: [registry] });
 }
 
 /** The raw query string: the bracket keys are nested by our own parser (Fastify's keeps them flat). */

@@ -164,4 +164,10 @@ describe.each(ENGINES)('price history on %s', (engine) => {
     expect(expectProblem(await get('/api/v1/db/prices?where[kind][exists]=maybe'), 400, 'invalid_parameter').detail).toMatch(/exists|true or false/);
     expect((await app.inject({ url: '/api/v1/db/prices' })).statusCode).toBe(401);
   });
+
+  it.skipIf(!run)('/metrics counts the recorded live results', async () => {
+    const m = await get('/metrics');
+    // The GOAT lookup over HTTP plus the StockX and Chrono24 results; the cache hit is not one.
+    expect(m.body).toMatch(/marketlens_history_results_total\{result="written"\} 3\b/);
+  });
 });

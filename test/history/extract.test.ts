@@ -1,6 +1,8 @@
 /** What one live result of each price-bearing operation records, on the real captures (test/support/shared.ts). */
 import { describe, expect, it } from 'vitest';
+import { largeWatchPage } from '../../bench/lib/payloads.js';
 import { extractObservations } from '../../src/history/extract/index.js';
+import { parseSearchPage } from '../../src/marketplaces/watchmarket/parse.js';
 import type { ObservationBatch } from '../../src/history/observation.js';
 import { liveResultFrom } from '../support/live-result.js';
 import { readCapture, sharedAvailable } from '../support/shared.js';
@@ -83,6 +85,18 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
       ['48173826', 'listing_price', 9995, 'USD'],
       ['48161212', 'listing_price', 17856, 'USD'],
     ]);
+  });
+
+  it('a full Chrono24 results page (60 cards, built from the real capture\'s card) → 60 listing products with prices', () => {
+    const page = largeWatchPage().value;
+    const b = extractObservations({
+      ...liveResultFrom('watchmarket.search', C24_FILES.map((capture) => ({ capture })), { params: { currency: 'USD' }, identity: { id: 'q', currency: 'USD' } }),
+      record: parseSearchPage({ url: 'https://www.chrono24.com/rolex/submariner--mod1.htm', pages: [page] }, 1),
+    })!;
+    expect(b.products).toHaveLength(60);
+    expect(new Set(b.listingIds)).toHaveProperty('size', 60);
+    expect(b.prices).toHaveLength(60);
+    expect(b.prices.every((p) => p.kind === 'listing_price' && p.currency === 'USD' && p.amount === 18725)).toBe(true);
   });
 
   it('Best Buy: current and regular price of the SKU', () => {

@@ -169,12 +169,14 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
   it('a failing write is logged and counted, never thrown at the lookup', async () => {
     const store = await openTestStore('sqlite');
     const logs: string[] = [];
-    const rec = new HistoryRecorder(store.db, { retentionDays: 365, log: (_l, msg) => logs.push(msg) });
+    const counted: Array<[string, number]> = [];
+    const rec = new HistoryRecorder(store.db, { retentionDays: 365, log: (_l, msg) => logs.push(msg), count: (r, n) => counted.push([r, n]) });
     await store.db.schema.dropTable('history_prices').execute(); // every price insert now fails
     expect(() => rec.record(goatAt(T0, 0))).not.toThrow();
     await rec.flush();
     expect(rec.stats).toMatchObject({ written: 0, failed: 1 });
     expect(logs).toContain('history write failed; batch dropped');
+    expect(counted).toEqual([['failed', 1]]);
     await store.close();
   });
 
