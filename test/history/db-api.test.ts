@@ -112,6 +112,9 @@ describe.each(ENGINES)('price history on %s', (engine) => {
     expect((await q('where[kind][exists]=false')).length).toBe(0);
     expect((await q('where[inStock][equals]=false')).length).toBe(count((d) => d.inStock === false));
     expect(count((d) => d.inStock === false)).toBeGreaterThan(0);
+    // Ids are text (store convention): equals and in work on them.
+    expect((await q(`where[id][equals]=${all[0].id}`)).map((d) => d.id)).toEqual([all[0].id]);
+    expect((await q(`where[id][in]=${all[0].id},${all[1].id}`)).length).toBe(2);
     expect(OPERATORS).toHaveLength(11);
   });
 

@@ -2,7 +2,7 @@
  * The three collections of the Retailed-style db API: each document field, its column and its type. Only these
  * fields can be filtered or sorted on; anything else is a 400 naming it.
  */
-export type FieldType = 'string' | 'number' | 'date' | 'boolean' | 'id';
+export type FieldType = 'string' | 'number' | 'date' | 'boolean';
 
 export interface FieldDef {
   column: string;
@@ -23,7 +23,7 @@ export const COLLECTIONS = {
     table: 'history_products',
     defaultSort: '-updatedAt',
     fields: {
-      id: f('id', 'id'),
+      id: f('id', 'string'),
       productId: f('product_id', 'string'),
       marketplace: f('marketplace', 'string'),
       name: f('name', 'string'),
@@ -46,7 +46,7 @@ export const COLLECTIONS = {
     table: 'history_prices',
     defaultSort: '-createdAt',
     fields: {
-      id: f('id', 'id'),
+      id: f('id', 'string'),
       name: f('name', 'string'),
       product: f('product_id', 'string'),
       marketplace: f('marketplace', 'string'),
@@ -67,7 +67,7 @@ export const COLLECTIONS = {
     table: 'history_variants',
     defaultSort: '-updatedAt',
     fields: {
-      id: f('id', 'id'),
+      id: f('id', 'string'),
       product: f('product_id', 'string'),
       marketplace: f('marketplace', 'string'),
       size: f('size', 'string'),

@@ -97,8 +97,7 @@ function scalar(operand: Nested, param: string): string {
 /** A query-string value as the column's type: numbers, booleans (stored as 0/1), dates (stored as ms since epoch). */
 function typed(field: FieldDef, raw: string, param: string): string | number {
   switch (field.type) {
-    case 'number':
-    case 'id': {
+    case 'number': {
       const n = Number(raw);
       if (raw === '' || !Number.isFinite(n)) throw invalidParam(param, `"${raw}" is not a number`);
       return n;
