@@ -12,12 +12,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { cacheKey } from '../src/cache/cache-key.js';
 import { querySeries } from '../src/history/series.js';
 import { buildApp } from '../src/server/app.js';
 import { openStore, sqliteFile } from '../src/store/index.js';
 import { FakeUpstream } from '../test/support/fake-upstream.js';
 import { auth, testConfig } from '../test/support/app.js';
+import { engineAvailable, openTestStore } from '../test/support/stores.js';
 import { captureOr } from './lib/payloads.js';
 import { benchEnv } from './lib/scenarios.js';
 import { envInt, quantile, round } from './lib/stats.js';
@@ -26,6 +28,8 @@ export interface HistoryBenchResult {
   write_cost: { lookups_each: number; p50_on_ms: number; p50_off_ms: number; total_on_ms: number; total_off_ms: number; overhead_total_pct: number; overhead_p50_pct: number; rows_written: number };
   series: { rows: number; lookups: number; days: number; rows_in_window: number; p50_ms: number; p99_ms: number; runs: number };
   size: { rows: number; bytes: number; mb_per_million_rows: number };
+  /** The same rows in PostgreSQL (table + indexes), when a server is reachable (test/support/stores.ts). */
+  postgres_size: { rows: number; bytes: number; mb_per_million_rows: number } | null;
 }
 
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
@@ -34,8 +38,10 @@ const DAY = 86_400_000;
 export async function historyBench(opts: { log?: (s: string) => void } = {}): Promise<HistoryBenchResult> {
   const write_cost = await writeCost(envInt('BENCH_HISTORY_LOOKUPS', 300));
   opts.log?.(`  write cost measured (${write_cost.lookups_each} lookups each way)`);
-  const { series, size } = await seriesAndSize(envInt('BENCH_HISTORY_ROWS', 1_000_000), opts.log);
-  return { write_cost, series, size };
+  const rows = envInt('BENCH_HISTORY_ROWS', 1_000_000);
+  const { series, size } = await seriesAndSize(rows, opts.log);
+  const postgres_size = engineAvailable('postgres') ? await postgresSize(rows) : null;
+  return { write_cost, series, size, postgres_size };
 }
 
 async function writeCost(n: number): Promise<HistoryBenchResult['write_cost']> {
@@ -134,5 +140,23 @@ async function seriesAndSize(rows: number, log?: (s: string) => void) {
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Loads the same shape of rows into a fresh PostgreSQL database with generate_series and reads its size. */
+async function postgresSize(rows: number): Promise<HistoryBenchResult['postgres_size']> {
+  const store = await openTestStore('postgres');
+  try {
+    await sql`insert into history_prices (id, name, marketplace, operation, product_id, size, condition, kind, amount, currency, country, in_stock, lookup_key, observed_at)
+      select lpad(to_hex(g), 15, '0'), 'goat-us', 'resale-b', 'resale-b.prices', (1000000 + g % 20)::text, (4 + g % 9)::text,
+        'new_no_defects/good_condition', case when (g >> 3) % 2 = 0 then 'lowest_price' else 'last_sale' end, 100 + g % 97, 'USD', 'US', 1,
+        'resale-b.prices?country=US&query=' || (1000000 + g % 20)::text, 1732406400000 + g::bigint * 31536
+      from generate_series(0, ${rows - 1}) g`.execute(store.db);
+    await sql`vacuum analyze history_prices`.execute(store.db);
+    const r = await sql<{ n: string | number }>`select pg_total_relation_size('history_prices') as n`.execute(store.db);
+    const bytes = Number(r.rows[0]!.n);
+    return { rows, bytes, mb_per_million_rows: round((bytes / 1024 / 1024) * (1_000_000 / rows)) };
+  } finally {
+    await store.close();
   }
 }

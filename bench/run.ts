@@ -160,6 +160,8 @@ if (want('history')) {
       `p50 ${r.series.p50_ms} ms, p99 ${r.series.p99_ms} ms over ${r.series.runs} queries`,
   );
   console.log(`SQLite size: ${mb(r.size.bytes)} MB for ${r.size.rows} rows = ${r.size.mb_per_million_rows} MB per million price rows`);
+  if (r.postgres_size) console.log(`PostgreSQL size (table + indexes): ${r.postgres_size.mb_per_million_rows} MB per million price rows`);
+  else console.log('PostgreSQL size: not measured (no server reachable)');
 }
 
 results.runtime_s = round((performance.now() - t0) / 1000);

@@ -28,6 +28,7 @@ export class BullmqScheduler implements Scheduler {
   private readonly connection: Redis;
   private readonly queue: Queue;
   private worker: Worker | undefined;
+  private workerConnection: Redis | undefined;
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
 
@@ -39,6 +40,8 @@ export class BullmqScheduler implements Scheduler {
     this.connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
     this.connection.on('error', (e) => opts.log?.('warn', 'scheduler redis error', { err: e.message }));
     this.queue = new Queue(QUEUE, { connection: this.connection, prefix: `${opts.prefix}bull` });
+    // An EventEmitter without an 'error' listener would throw: Redis trouble is logged, lookups go on.
+    this.queue.on('error', (e) => opts.log?.('warn', 'scheduler queue error', { err: e.message }));
   }
 
   handle(kind: string, handler: JobHandler): void {
@@ -55,8 +58,9 @@ export class BullmqScheduler implements Scheduler {
         const handler = this.handlers.get(job.kind);
         if (handler) await handler(job);
       },
-      { connection: this.connection.duplicate(), prefix: `${this.opts.prefix}bull`, concurrency: this.opts.concurrency ?? 8 },
+      { connection: (this.workerConnection = this.connection.duplicate()), prefix: `${this.opts.prefix}bull`, concurrency: this.opts.concurrency ?? 8 },
     );
+    this.workerConnection!.on('error', () => undefined); // reported through the worker's 'error' below
     this.worker.on('failed', (j, e) => this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }));
     this.worker.on('error', (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }));
     this.timer = setInterval(() => this.changed(), this.opts.syncMs ?? 5000).unref();
@@ -83,11 +87,17 @@ export class BullmqScheduler implements Scheduler {
     for (const key of existing.keys()) if (!ids.has(key)) await this.queue.removeJobScheduler(key);
   }
 
+  /**
+   * Bounded: with Redis unreachable, BullMQ's commands wait for a reconnect forever (maxRetriesPerRequest: null), so
+   * shutdown gives them a moment and then cuts the connections, which fails whatever still waits.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.syncing;
-    await this.worker?.close();
-    await this.queue.close();
+    const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await bounded(this.syncing);
+    await bounded(this.worker?.close());
+    await bounded(this.queue.close());
+    this.workerConnection?.disconnect();
     this.connection.disconnect();
   }
 }
