@@ -4,6 +4,8 @@
  * is fetched 3–4 times in total (once per interval across the cluster), and killing one instance half-way changes
  * nothing: the survivor runs every job scheduler.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addJob } from '../../src/schedule/index.js';
 import { openStore } from '../../src/store/index.js';
@@ -16,6 +18,31 @@ import { createTestDatabase, engineAvailable, type TestDatabase } from '../suppo
 const BUY_BAR_PATH = '/web-api/v1/product_variants/buy_bar_data';
 const PRODUCTS = 20;
 const RUN_MS = 180_000;
+
+/**
+ * SIGKILL to the server itself: `startServe` spawns tsx, which runs the server as its own child, so killing only the
+ * tsx process would leave the server running (a kill that kills nothing, and a leaked process).
+ */
+function killHard(s: Served): number[] {
+  let pids: number[] = [];
+  try {
+    pids = execFileSync('pgrep', ['-P', String(s.child.pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    // no child (already gone)
+  }
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  return pids;
+}
+
+/** Running (a killed process not yet reaped is a zombie: dead, though signal 0 still finds it). */
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
 
 describe.skipIf(!redisAvailable || !engineAvailable('postgres') || !sharedAvailable)('tracked products on two instances (BullMQ)', () => {
   const goat = new FakeUpstream();
@@ -30,7 +57,7 @@ describe.skipIf(!redisAvailable || !engineAvailable('postgres') || !sharedAvaila
     db = await createTestDatabase('postgres');
   });
   afterAll(async () => {
-    for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    for (const s of servers) killHard(s);
     await goat.stop();
     await db?.drop();
     await deletePrefix(prefix);
@@ -57,7 +84,11 @@ describe.skipIf(!redisAvailable || !engineAvailable('postgres') || !sharedAvaila
     servers.push(await startServe(env));
     // Half-way, one instance dies without a goodbye.
     await new Promise((r) => setTimeout(r, RUN_MS / 2 - (Date.now() - t0)));
-    servers[0]!.child.kill('SIGKILL');
+    const requestsAtKill = goat.requests.length;
+    const killed = killHard(servers[0]!);
+    expect(killed.length).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(killed.filter(alive)).toEqual([]);
     await new Promise((r) => setTimeout(r, RUN_MS - (Date.now() - t0)));
     const per = new Map<string, number>();
     for (const r of goat.requests) if (r.path === BUY_BAR_PATH) per.set(r.query.get('productTemplateId')!, (per.get(r.query.get('productTemplateId')!) ?? 0) + 1);
@@ -65,7 +96,9 @@ describe.skipIf(!redisAvailable || !engineAvailable('postgres') || !sharedAvaila
     expect(per.size, JSON.stringify([...per])).toBe(PRODUCTS);
     expect(Math.min(...counts), JSON.stringify([...per])).toBeGreaterThanOrEqual(3);
     expect(Math.max(...counts), JSON.stringify([...per])).toBeLessThanOrEqual(4);
-    // The survivor kept working after the kill.
+    // The survivor kept working after the kill, and only it fetched from then on.
     expect(servers[1]!.child.exitCode).toBeNull();
+    const after = new Set(goat.requests.slice(requestsAtKill).filter((r) => r.path === BUY_BAR_PATH).map((r) => r.query.get('productTemplateId')));
+    expect(after.size).toBe(PRODUCTS);
   });
 });
