@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- figure…]`: the five figures of issue 10, measured in one run, printed as tables and written to
- * bench/results.json. Figures: throughput, cold, parse, dedup, memory (all by default). Durations and sizes come
+ * `npm run bench [-- figure…]`: the five figures of issue 10 and the history figure of issue 17, measured in one run, printed as tables and written to
+ * bench/results.json. Figures: throughput, cold, parse, dedup, memory, history (all by default). Durations and sizes come
  * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { coldPath, type ColdPathRow } from './cold-path.js';
 import { dedup, type DedupResult } from './dedup.js';
+import { historyBench, type HistoryBenchResult } from './history.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
 import { parseCost, type ParseRow } from './parse-cost.js';
 import { sharedAvailable } from './lib/payloads.js';
@@ -14,7 +15,7 @@ import { statusCost, type StatusCostResult } from './status-cost.js';
 import { mb, round, table } from './lib/stats.js';
 import { throughput, type ThroughputResult } from './throughput.js';
 
-const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory', 'status'] as const;
+const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory', 'status', 'history'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const asked = process.argv.slice(2).filter((a) => a !== '--');
@@ -35,6 +36,7 @@ const results: {
   dedup?: DedupResult;
   memory?: MemoryResult;
   status?: StatusCostResult;
+  history?: HistoryBenchResult;
   runtime_s?: number;
 } = {
   when: new Date().toISOString(),
@@ -148,6 +150,30 @@ if (want('status')) {
   console.log(
     `heap growth over ${r.calls} × 3 calls: ${r.heap_growth_bytes_per_call === null ? 'not measured (run node with --expose-gc)' : `${r.heap_growth_bytes_per_call} B per call`}; memory ${r.status_memory_note}`,
   );
+}
+
+if (want('history')) {
+  section('7. price history: write cost per lookup, 30-day daily series over 1M rows (SQLite), size per million rows');
+  const r = await historyBench({ log: (s) => console.log(s) });
+  results.history = r;
+  const w = r.write_cost;
+  console.log(
+    table(
+      ['history', 'lookups', 'p50 ms', 'total ms (incl. writes)'],
+      [
+        ['on', w.lookups_each, w.p50_on_ms, w.total_on_ms],
+        ['off', w.lookups_each, w.p50_off_ms, w.total_off_ms],
+      ],
+    ),
+  );
+  console.log(`cold-path overhead of history: ${w.overhead_total_pct} % in total time, ${w.overhead_p50_pct} % at p50 (${w.rows_written} price rows written)`);
+  console.log(
+    `30-day daily series over ${r.series.rows} rows (${r.series.lookups} lookups, ${r.series.rows_in_window} rows in the window): ` +
+      `p50 ${r.series.p50_ms} ms, p99 ${r.series.p99_ms} ms over ${r.series.runs} queries`,
+  );
+  console.log(`SQLite size: ${mb(r.size.bytes)} MB for ${r.size.rows} rows = ${r.size.mb_per_million_rows} MB per million price rows`);
+  if (r.postgres_size) console.log(`PostgreSQL size (table + indexes): ${r.postgres_size.mb_per_million_rows} MB per million price rows`);
+  else console.log('PostgreSQL size: not measured (no server reachable)');
 }
 
 results.runtime_s = round((performance.now() - t0) / 1000);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record, and --replay.
+ * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove, and --replay.
  */
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
@@ -13,6 +13,7 @@ import { readUsageCounts } from './limits/usage-report.js';
 import { LookupService, parseChecked } from './operations/lookup.js';
 import { getOperation } from './operations/registry.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
+import { trackCommand } from './history/track-cli.js';
 import { buildApp } from './server/app.js';
 import { StoreError, migrateToLatest, migrationStatus, openStore, type Store } from './store/index.js';
 import { createHttpClient } from './upstream/create-client.js';
@@ -31,6 +32,8 @@ Usage:
   marketlens db backup FILE                     online copy of the SQLite database (PostgreSQL: use pg_dump)
   marketlens webhooks add|list|remove|test       alert subscriptions (see \`marketlens webhooks\`)
   marketlens lookup <operation> key=value…      run one operation live, print the record
+  marketlens track add <operation> key=value… [--interval 15m]   refetch a lookup on schedule (price history)
+  marketlens track list | track remove <id>
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
   marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]
@@ -64,6 +67,8 @@ async function main(args: string[]): Promise<number> {
       return record(loadConfig(), rest);
     case 'doctor':
       return doctorCommand(loadConfig(), rest);
+    case 'track':
+      return trackCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':

@@ -71,6 +71,8 @@ const globalShape = {
   MARKETLENS_WEBHOOK_ALLOW_HTTP: bool.default(false),
   MARKETLENS_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   MARKETLENS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database').optional(),
+  /** Days of price history kept (issue 17); a daily prune deletes older rows. */
+  MARKETLENS_HISTORY_RETENTION_DAYS: int(1, 36500).default(365),
   MARKETLENS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
   /** Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server. */
   MARKETLENS_REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected letters, digits, and : . _ -').default('marketlens:'),
@@ -185,6 +187,7 @@ export interface Config {
   /** postgres://…; undefined = SQLite in dataDir */
   databaseUrl?: string;
   webhooks: { allowHttp: boolean; allowPrivate: boolean };
+  historyRetentionDays: number;
   redisUrl?: string;
   redisPrefix: string;
   proxyUrls: string[];
@@ -280,6 +283,7 @@ export function loadConfig(
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
     databaseUrl: e.MARKETLENS_DATABASE_URL,
     webhooks: { allowHttp: e.MARKETLENS_WEBHOOK_ALLOW_HTTP, allowPrivate: e.MARKETLENS_WEBHOOK_ALLOW_PRIVATE },
+    historyRetentionDays: e.MARKETLENS_HISTORY_RETENTION_DAYS,
     redisUrl: e.MARKETLENS_REDIS_URL,
     redisPrefix: e.MARKETLENS_REDIS_PREFIX,
     proxyUrls: e.MARKETLENS_PROXY_URLS,

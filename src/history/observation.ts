@@ -15,6 +15,8 @@ export const PRICE_KINDS = [
   'current_price',
   'regular_price',
   'listing_price',
+  /** GOAT's lowest price of a pair that ships at once (its own figure beside the lowest price). */
+  'instant_ship_lowest_price',
 ] as const;
 export type PriceKind = (typeof PRICE_KINDS)[number];
 

@@ -19,6 +19,7 @@ import { openKeys } from '../keys/open-keys.js';
 import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LiveResults } from '../operations/live-results.js';
+import { registerHistory } from '../history/routes.js';
 import { LookupService } from '../operations/lookup.js';
 import { ParsePool } from '../operations/parse-pool.js';
 import { openStore, type Store } from '../store/index.js';
@@ -149,6 +150,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lookup = new LookupService(config, http, cache, liveResults, parsePool);
   const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log });
   app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections });
+  // Fastify runs onClose hooks last-registered first: this one, registered before every feature (status, alerts,
+  // history), runs after theirs, so they flush into a database that is still open.
+  app.addHook('onClose', async () => {
+    await http.close?.();
+    await parsePool?.close();
+    await limits.close(); // writes the last usage counts: before the database closes
+    if (!deps.keys) keys.close();
+    if (!deps.store) await store.close();
+    await redis?.close();
+  });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
   registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
@@ -240,15 +251,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Alerts share the app's database; their delivery loop stops (in its own onClose, registered first) before it closes.
   const alerts = await registerAlerts(app, { config, authenticate, problem: problemSchema, store, engine: deps.alerts });
   liveResults.onFailure((failure) => alerts.handleFailure(failure));
+  await registerHistory(app, { config, authenticate, store });
+  app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
 
-  app.addHook('onClose', async () => {
-    await http.close?.();
-    await parsePool?.close();
-    await limits.close(); // writes the last usage counts: before the database closes
-    if (!deps.keys) keys.close();
-    if (!deps.store) await store.close();
-    await redis?.close();
-  });
   return app;
 }
 

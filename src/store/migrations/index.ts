@@ -4,9 +4,11 @@
  */
 import type { Migration } from 'kysely';
 import { keysMigration } from './0001-keys.js';
+import { historyMigration } from './0002-history.js';
 import { alertsMigration } from './0003-alerts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
+  '0002-history': historyMigration,
   '0003-alerts': alertsMigration,
 };

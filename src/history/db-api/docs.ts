@@ -1,0 +1,60 @@
+/** Rows → Retailed-style documents (camelCase names, ISO times, booleans), per collection. */
+import type { CollectionName } from './collections.js';
+
+const iso = (ms: unknown): string | null => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+const bool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Number(v) === 1);
+
+export function toDoc(collection: CollectionName, r: Record<string, any>): Record<string, unknown> {
+  switch (collection) {
+    case 'products':
+      return {
+        id: r.id,
+        productId: r.product_id,
+        marketplace: r.marketplace,
+        name: r.name,
+        url: r.url,
+        domain: r.domain,
+        image: r.image,
+        sku: r.sku,
+        price: r.price,
+        currency: r.currency,
+        lastCrawledAt: iso(r.last_crawled_at),
+        errorCrawling: r.error_crawling,
+        isNotFound: bool(r.is_not_found),
+        firstSeenAt: iso(r.first_seen_at),
+        lastSeenAt: iso(r.last_seen_at),
+        createdAt: iso(r.created_at),
+        updatedAt: iso(r.updated_at),
+      };
+    case 'prices':
+      // Retailed's documented names first ({id, name, product, size, price, createdAt, updatedAt}), then ours.
+      return {
+        id: r.id,
+        name: r.name,
+        product: r.product_id,
+        size: r.size,
+        price: r.amount,
+        createdAt: iso(r.observed_at),
+        updatedAt: iso(r.observed_at),
+        currency: r.currency,
+        kind: r.kind,
+        condition: r.condition,
+        country: r.country,
+        observed_at: iso(r.observed_at),
+        inStock: bool(r.in_stock),
+        marketplace: r.marketplace,
+        operation: r.operation,
+      };
+    case 'variants':
+      return {
+        id: r.id,
+        product: r.product_id,
+        marketplace: r.marketplace,
+        size: r.size,
+        sizeSystem: r.size_system,
+        gtins: JSON.parse(r.gtins ?? '[]') as string[],
+        createdAt: iso(r.created_at),
+        updatedAt: iso(r.updated_at),
+      };
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `marketlens track add|list|remove`: tracked products from the command line, written to the same database the
+ * server's scheduler reads (a running server picks them up at its next poll).
+ *
+ *   marketlens track add resale-b.prices query=1341930 country=US --interval 15m
+ *   marketlens track list
+ *   marketlens track remove <id>
+ */
+import type { Config } from '../config.js';
+import { MarketlensError } from '../errors.js';
+import { addJob, listJobs, removeJob } from '../schedule/index.js';
+import { openStore } from '../store/index.js';
+import { parseTrackRequest, TRACK_KIND, trackDoc } from './track.js';
+
+export const TRACK_USAGE = `marketlens track add <operation> key=value… [--interval 15m]
+marketlens track list
+marketlens track remove <id>`;
+
+export async function trackCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'add' && sub !== 'list' && sub !== 'remove') {
+    console.error(`Usage:\n${TRACK_USAGE}`);
+    return 2;
+  }
+  const store = await openStore(config);
+  try {
+    if (sub === 'list') {
+      console.log(JSON.stringify((await listJobs(store.db, TRACK_KIND)).map(trackDoc), null, 2));
+      return 0;
+    }
+    if (sub === 'remove') {
+      if (!rest[0]) throw new MarketlensError('invalid_parameter', 'track remove needs the id (see track list)');
+      if (!(await removeJob(store.db, rest[0], TRACK_KIND))) {
+        console.error(`No tracked product ${rest[0]}`);
+        return 1;
+      }
+      console.log(`Stopped tracking ${rest[0]}`);
+      return 0;
+    }
+    const [operation, ...pairs] = rest;
+    const body: Record<string, unknown> = { operation };
+    for (let i = 0; i < pairs.length; i++) {
+      const a = pairs[i]!;
+      if (a === '--interval') body.interval = pairs[++i];
+      else if (/^[a-z_]+=/.test(a)) body[a.slice(0, a.indexOf('='))] = a.slice(a.indexOf('=') + 1);
+      else throw new MarketlensError('invalid_parameter', `"${a}": expected key=value or --interval`);
+    }
+    const { payload, intervalMs } = parseTrackRequest(body, null);
+    const job = await addJob(store.db, { kind: TRACK_KIND, payload, intervalMs });
+    console.log(JSON.stringify(trackDoc(job), null, 2));
+    return 0;
+  } catch (e) {
+    if (e instanceof MarketlensError) {
+      console.error(e.message);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Tracked products: a lookup (operation + its parameters) refetched on a schedule through the normal lookup path —
+ * the cache, in-flight de-duplication, upstream politeness and the owner key's rate limit and quota — so every run
+ * is recorded by the history like any live lookup. Stored as `track` jobs of the scheduler (src/schedule).
+ */
+import type { FastifyInstance } from 'fastify';
+import { invalidParam, MarketlensError } from '../errors.js';
+import { getOperation } from '../operations/registry.js';
+import type { OperationName } from '../operations/types.js';
+import type { Job } from '../schedule/index.js';
+import { zodToInvalidParameter } from '../server/problem.js';
+import { RECORDED_OPERATIONS } from './extract/index.js';
+
+export const TRACK_KIND = 'track';
+export const MIN_INTERVAL_S = 60;
+export const DEFAULT_INTERVAL_S = 15 * 60;
+
+export interface TrackPayload {
+  operation: OperationName;
+  /** The lookup's canonical parameters. */
+  params: Record<string, unknown>;
+  /** The key that asked for it: its limits apply to every refetch; null when added from the CLI. */
+  ownerKeyId: string | null;
+}
+
+/** `900`, `900s`, `15m`, `1h` → seconds. */
+export function parseInterval(v: unknown): number {
+  if (v === undefined || v === null) return DEFAULT_INTERVAL_S;
+  const m = String(v).trim().match(/^(\d+)\s*(s|m|h)?$/);
+  if (!m) throw invalidParam('interval', 'must be seconds (e.g. 900) or a duration such as 15m or 1h');
+  const s = Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
+  if (s < MIN_INTERVAL_S) throw invalidParam('interval', `must be at least ${MIN_INTERVAL_S} seconds`);
+  if (s > 30 * 86_400) throw invalidParam('interval', 'must be at most 30 days');
+  return s;
+}
+
+/** `{operation, interval, ...lookup params}` → what to store; the lookup's parameters go through its own schema. */
+export function parseTrackRequest(body: unknown, ownerKeyId: string | null): { payload: TrackPayload; intervalMs: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParam('body', 'must be a JSON object {operation, query, …, interval}');
+  const { operation, interval, ...rest } = body as Record<string, unknown>;
+  const op = typeof operation === 'string' ? getOperation(operation) : undefined;
+  if (!op || !RECORDED_OPERATIONS.includes(op.name)) throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
+  // Query-string schemas coerce strings; a JSON number is given to them as its text.
+  const asText = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]));
+  const checked = op.params.safeParse(asText);
+  if (!checked.success) throw zodToInvalidParameter(checked.error);
+  const params = (op.canonicalParams ? op.canonicalParams(checked.data) : checked.data) as Record<string, unknown>;
+  return { payload: { operation: op.name, params, ownerKeyId }, intervalMs: parseInterval(interval) * 1000 };
+}
+
+/** The `track` job: one lookup through the service, charged to the owner key. */
+export function trackHandler(app: FastifyInstance) {
+  return async (job: Job): Promise<void> => {
+    const p = job.payload as TrackPayload;
+    const op = getOperation(p.operation);
+    if (!op) throw new Error(`unknown operation ${p.operation}`);
+    if (p.ownerKeyId) {
+      const key = app.marketlens.keys.list().find((k) => k.id === p.ownerKeyId);
+      if (!key || key.revoked_at) throw new MarketlensError('key_disabled', 'the key that tracks this product is revoked');
+      const check = await app.marketlens.limits.check(key);
+      if (check.error) throw check.error;
+    }
+    // A cached answer younger than half the interval is a fresh enough observation (another caller or instance
+    // just fetched it); otherwise this is a live fetch, recorded through the seam.
+    await app.marketlens.lookup.run(op, p.params, { maxAgeSeconds: Math.floor(job.intervalMs / 2000) });
+  };
+}
+
+export function trackDoc(job: Job) {
+  const p = job.payload as TrackPayload;
+  return {
+    id: job.id,
+    operation: p.operation,
+    params: p.params,
+    interval: job.intervalMs / 1000,
+    nextRunAt: new Date(job.nextRunAt).toISOString(),
+    lastRunAt: job.lastRunAt === null ? null : new Date(job.lastRunAt).toISOString(),
+    lastError: job.lastError,
+    runs: job.runs,
+    createdAt: new Date(job.createdAt).toISOString(),
+  };
+}
