@@ -66,14 +66,14 @@ describe('marketlens doctor', () => {
         expect(r.bytes, r.operation).toBeGreaterThan(500);
       }
     }
-    // Two marketplaces with two operations each: together they account for every request their fake saw.
-    const sum = (a: string, b: string) => rows.filter((r) => r.operation === a || r.operation === b).reduce((n, r) => n + r.upstream_requests, 0);
+    // Marketplaces with several operations: together they account for every request their fake saw.
+    const sum = (...ops: string[]) => rows.filter((r) => ops.includes(r.operation)).reduce((n, r) => n + r.upstream_requests, 0);
     expect(sum('resale-b.prices', 'resale-b.product')).toBe(m.fakes['resale-b'].requests.filter((q) => q.path !== '/').length);
-    expect(sum('resale-a.search', 'resale-a.product')).toBe(m.fakes['resale-a'].requests.filter((q) => q.path !== '/').length);
+    expect(sum('resale-a.search', 'resale-a.product', 'resale-a.trends')).toBe(m.fakes['resale-a'].requests.filter((q) => q.path !== '/').length);
     expect(rows.find((r) => r.operation === 'resale-b.prices')!.bytes).toBe(Buffer.byteLength(BUY_BAR_BODY));
     // The sportswear fixture page carries no integer gender: reported as a null field, not hidden.
     expect(rows.find((r) => r.operation === 'sportswear.product')!.null_fields).toContain('gender');
-    expect(formatDoctorTable(rows)).toMatch(/All 8 lookups answered\.$/);
+    expect(formatDoctorTable(rows)).toMatch(/All 9 lookups answered\.$/);
   });
 
   it('a blocked marketplace: upstream_blocked, no tier answered, every attempt counted', async () => {

@@ -61,9 +61,13 @@ export function judgeAnswer(
   const { status, headers, body } = res;
   if ((headers['cf-mitigated'] ?? '').toLowerCase() === 'challenge')
     return { reason: `Cloudflare challenge (HTTP ${status})` };
-  if (marketplace?.blockStatuses?.includes(status)) return { reason: `${marketplace.site} bot wall (HTTP ${status})` };
   const head = body.slice(0, 20_000);
   const markers = marketplace ? [...GENERIC_MARKERS, ...marketplace.blockMarkers] : GENERIC_MARKERS;
+  if (marketplace?.blockStatuses?.includes(status)) {
+    // Always a block; name the bot manager when its page says which one (the operator's first question).
+    const named = markers.find((m) => m.test.test(head));
+    return { reason: named ? `${named.name} (HTTP ${status})` : `${marketplace.site} bot wall (HTTP ${status})` };
+  }
   const decisive = markers.find((m) => m.decisive && m.test.test(head));
   if (decisive) return { reason: `${decisive.name} (HTTP ${status})` };
   const looksReal = options.data === false ? undefined : marketplace?.looksReal;
