@@ -175,52 +175,11 @@ export interface MarketplaceConfig {
   settings: Record<string, unknown>;
 }
 
-export interface Config {
-  host: string;
-  port: number;
-  dataDir: string;
-  apiKeys: string[];
-  rateLimit: RateSpec;
-  dailyQuota: number;
-  monthlyQuota: number;
-  rateLimitOnRedisError: 'allow' | 'deny';
-  /** postgres://…; undefined = SQLite in dataDir */
-  databaseUrl?: string;
-  webhooks: { allowHttp: boolean; allowPrivate: boolean };
-  historyRetentionDays: number;
-  redisUrl?: string;
-  redisPrefix: string;
-  proxyUrls: string[];
-  unblockerUrl?: string;
-  replay?: string;
-  recordDir?: string;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  metricsPublic: boolean;
-  shutdownDelayMs: number;
-  shutdownTimeoutMs: number;
-  idleTimeoutMs: number;
-  requestTimeoutMs: number;
-  maxConnections: number;
-  deadlineMs: number;
-  maxBodyBytes: number;
-  retry: { attempts: number; baseMs: number };
-  attemptTimeoutMs: number;
-  breaker: { threshold: number; cooldownMs: number };
-  proxyRestMs: number;
-  ttl: { prices: number; products: number; searches: number; finder: number };
-  staleIfErrorSeconds: number;
-  cacheMaxBytes: number;
-  browserPath?: string;
-  browserPoolSize: number;
-  publicUrl?: string;
-  resaleBProductKeys: 'snake' | 'camel';
-  parseThreads: number;
-  parseOffThreadBytes: number;
-  /** By marketplace id: every marketplace of the registry the configuration was loaded for. */
-  marketplaces: Record<string, MarketplaceConfig>;
-  /** Canary interval (ms), or null when off. */
-  canaryIntervalMs: number | null;
-}
+/** The variables every deployment has (the marketplaces' own come from their descriptors), as the schema parses them. */
+type GlobalEnv = z.output<z.ZodObject<typeof globalShape>>;
+
+/** The service's configuration: its type is what `configFrom` builds from the schema's output, never written twice. */
+export type Config = ReturnType<typeof configFrom>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -257,21 +216,28 @@ export function loadConfig(
     const lines = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
-  const e = parsed.data as Record<string, any>;
+  const e = parsed.data as GlobalEnv & Record<string, unknown>;
   const marketplaces: Record<string, MarketplaceConfig> = {};
   for (const mp of descriptors) {
     const p = `MARKETLENS_${mp.envName}_`;
+    // Names built at run time (one set per descriptor): typed by marketplaceShape's schemas, cast once here.
+    const v = <K extends keyof MarketplaceConfig>(suffix: string) => e[`${p}${suffix}`] as MarketplaceConfig[K];
     marketplaces[mp.id] = {
-      origin: e[`${p}ORIGIN`],
-      timeoutMs: e[`${p}TIMEOUT_MS`],
-      concurrency: e[`${p}CONCURRENCY`],
-      minIntervalMs: e[`${p}MIN_INTERVAL_MS`],
-      maxQueue: e[`${p}MAX_QUEUE`],
-      tiers: e[`${p}TIERS`],
-      proxyUrls: e[`${p}PROXY_URLS`],
+      origin: v<'origin'>('ORIGIN'),
+      timeoutMs: v<'timeoutMs'>('TIMEOUT_MS'),
+      concurrency: v<'concurrency'>('CONCURRENCY'),
+      minIntervalMs: v<'minIntervalMs'>('MIN_INTERVAL_MS'),
+      maxQueue: v<'maxQueue'>('MAX_QUEUE'),
+      tiers: v<'tiers'>('TIERS'),
+      proxyUrls: v<'proxyUrls'>('PROXY_URLS'),
       settings: Object.fromEntries(Object.keys(mp.settings ?? {}).map((name) => [name, e[name]])),
     };
   }
+  return configFrom(e, marketplaces);
+}
+
+/** Names and groups the parsed variables: the one place the configuration's shape is written. */
+function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig>) {
   return {
     host: e.MARKETLENS_HOST,
     port: e.MARKETLENS_PORT,

@@ -53,7 +53,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, log?: Logger, options: OpenStoreOptions = {}): Promise<Store> {
+export async function openStore(config: Pick<Config, 'dataDir'> & Partial<Pick<Config, 'databaseUrl'>>, log?: Logger, options: OpenStoreOptions = {}): Promise<Store> {
   const store = config.databaseUrl ? await openPostgres(config.databaseUrl, options, log) : openSqlite(config.dataDir);
   if (options.migrate ?? true) {
     try {
