@@ -24,14 +24,18 @@ const RUN_MS = 180_000;
  * tsx process would leave the server running (a kill that kills nothing, and a leaked process).
  */
 function killHard(s: Served): number[] {
+  // The server is the spawned process itself (or, under a wrapper such as tsx, its child): kill both, hard.
   let pids: number[] = [];
   try {
     pids = execFileSync('pgrep', ['-P', String(s.child.pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
   } catch {
-    // no child (already gone)
+    // no child process
   }
   for (const pid of pids) process.kill(pid, 'SIGKILL');
-  if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  if (s.child.pid !== undefined && s.child.exitCode === null && s.child.signalCode === null) {
+    s.child.kill('SIGKILL');
+    pids.push(s.child.pid);
+  }
   return pids;
 }
 

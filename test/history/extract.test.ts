@@ -117,7 +117,7 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
 
 describe('extractors on our fixtures', () => {
   it('Nike: sizes with GTINs, current and full price in the storefront currency', () => {
-    const b = extract('sportswear.product', [{ fixture: 'sportswear/product-page-us.html' }], { params: { query: 'DD1391-100' }, identity: { id: 'DD1391-100' } });
+    const b = extract('sportswear.product', [{ fixture: 'sportswear/constructed-product-page-us.html' }], { params: { query: 'DD1391-100' }, identity: { id: 'DD1391-100' } });
     expect(b.products[0]).toMatchObject({ productId: 'DD1391-100', domain: 'nike.com' });
     expect(b.variants.length).toBeGreaterThan(0);
     expect(b.variants.every((v) => v.gtins.length > 0)).toBe(true);
