@@ -61,8 +61,9 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
       summary: 'Live figures per marketplace and operation',
       description:
         'Over the last 5 minutes and the last hour, per marketplace and operation: lookups, success rate, outcome ' +
-        'counts by error code, share answered from cache; per marketplace: upstream requests and bytes per live ' +
-        'lookup, p50/p95 upstream latency, which fetch tier answered, the circuit breaker (with its reopen time), and ' +
+        'counts by error code, share answered from cache, upstream requests and bytes per live lookup, p50/p95 ' +
+        'upstream latency (per marketplace of each request, per operation of each live lookup) and which fetch tier ' +
+        'answered; per marketplace: the circuit breaker (with its reopen time), and ' +
         'the last `upstream_blocked` and `upstream_changed`. With MARKETLENS_REDIS_URL, every instance\'s figures ' +
         'and their sum; otherwise this instance\'s. Needs a key unless MARKETLENS_METRICS_PUBLIC=true. ' +
         'The same as a page: `GET /status`.',
