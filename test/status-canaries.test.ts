@@ -1,7 +1,11 @@
 /**
  * MARKETLENS_CANARY_INTERVAL: the doctor's lookups run on schedule through the service's lookup path, so they show in
- * /api/v1/status and reach the live-results seam (where alerts turn failures into `marketplace.changed`).
+ * /api/v1/status and reach the live-results seam (where alerts turn failures into `marketplace.changed`). They are
+ * jobs of the price history's scheduler: with several instances, one round per interval.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -9,18 +13,20 @@ import type { LiveFailure } from '../src/operations/live-results.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { auth, testApp } from './support/app.js';
 import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
-import { RedisConnection } from '../src/cache/redis-connection.js';
-import { redisCanaryClaim } from '../src/status/canaries.js';
+import { listJobs } from '../src/schedule/index.js';
+import { CANARY_JOB_ID, CANARY_KIND } from '../src/status/canaries.js';
 import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './support/redis.js';
 
 describe('canaries', () => {
   let m: FixtureMarketplaces;
   let app: FastifyInstance | undefined;
+  let productPageHits = 0;
 
   beforeAll(async () => {
     m = await startFixtureMarketplaces();
     // GOAT's product pages changed format: the canary for resale-b.product must say so.
     m.fakes['resale-b'].on('/sneakers/tazz-slipper-kids-sand-1143776k-san', (_req, res) => {
+      productPageHits += 1;
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>A new storefront</body></html>');
     });
   });
@@ -68,21 +74,60 @@ describe('canaries', () => {
     expect(s.total.marketplaces.sportswear.windows['5m'].upstream.tiers.direct).toBeGreaterThan(0);
   }, 30_000);
 
-  it.runIf(redisAvailable)('with Redis, instances take turns: one round per interval whatever the number of instances', async () => {
-    const prefix = uniquePrefix();
-    const quiet = { info() {}, warn() {}, error() {} };
-    const a = new RedisConnection(TEST_REDIS_URL, prefix, quiet);
-    const b = new RedisConnection(TEST_REDIS_URL, prefix, quiet);
+  /**
+   * Two instances sharing one database (and, with Redis, one BullMQ queue): the canary is one job of the shared
+   * scheduler, so the fake GOAT product page (one request per round) sees one round per interval, not one per
+   * instance. Interval 2 s over 7 s: 3 rounds (BullMQ aligns its slots to the clock: 2–4); two own timers would be 6.
+   */
+  async function roundsOnTwoInstances(env: Record<string, string>): Promise<number> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-canary-'));
+    const shared = { ...m.env, MARKETLENS_CANARY_INTERVAL: '2s', MARKETLENS_DATA_DIR: dataDir, ...env };
+    const a = await testApp(shared);
+    const b = await testApp(shared);
     try {
-      await Promise.all([a.waitUntilReady(), b.waitUntilReady()]);
-      const claimA = redisCanaryClaim(a, 1000, 'a');
-      const claimB = redisCanaryClaim(b, 1000, 'b');
-      expect([await claimA(), await claimB(), await claimA()]).toEqual([true, false, false]);
-      await new Promise((r) => setTimeout(r, 800)); // the claim expires just before the next interval
-      expect([await claimB(), await claimA()]).toEqual([true, false]);
+      // Both wrote the job from their configuration: still one job.
+      const jobs = await listJobs(a.history.store.db, CANARY_KIND);
+      expect(jobs.map((j) => [j.id, j.intervalMs])).toEqual([[CANARY_JOB_ID, 2000]]);
+      const before = productPageHits;
+      await new Promise((r) => setTimeout(r, 7_000));
+      return productPageHits - before;
     } finally {
-      await deletePrefix(prefix);
       await Promise.all([a.close(), b.close()]);
     }
-  });
+  }
+
+  it('two instances on one database (embedded scheduler): one round per interval', async () => {
+    await app?.close();
+    app = undefined;
+    const rounds = await roundsOnTwoInstances({});
+    expect(rounds).toBeGreaterThanOrEqual(2);
+    expect(rounds).toBeLessThanOrEqual(4);
+  }, 30_000);
+
+  it.runIf(redisAvailable)('two instances on one database and Redis (BullMQ): one round per interval', async () => {
+    await app?.close();
+    app = undefined;
+    const prefix = uniquePrefix();
+    try {
+      const rounds = await roundsOnTwoInstances({ MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix });
+      expect(rounds).toBeGreaterThanOrEqual(2);
+      expect(rounds).toBeLessThanOrEqual(4);
+    } finally {
+      await deletePrefix(prefix);
+    }
+  }, 30_000);
+
+  it('the job follows the configuration at start: re-timed when the interval changes, deleted when off', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-canary-'));
+    const start = async (interval: string) => {
+      const a = await testApp({ ...m.env, MARKETLENS_CANARY_INTERVAL: interval, MARKETLENS_DATA_DIR: dataDir });
+      const jobs = await listJobs(a.history.store.db, CANARY_KIND);
+      await a.close();
+      return jobs.map((j) => j.intervalMs);
+    };
+    expect(await start('1h')).toEqual([3_600_000]);
+    expect(await start('1h')).toEqual([3_600_000]);
+    expect(await start('10m')).toEqual([600_000]);
+    expect(await start('off')).toEqual([]);
+  }, 30_000);
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_NAMES } from '../src/operations/types.js';
 import { auth, testApp } from './support/app.js';
 import { chromiumAvailable, chromiumPath } from './support/chromium.js';
 import { FakeUpstream } from './support/fake-upstream.js';
@@ -78,8 +79,16 @@ describe.runIf(chromiumAvailable)('GET /status in Chromium', () => {
       expect(rows.find((r) => r.mp === 'watchmarket')!.text).toContain('no lookups');
       const colour = await page.$eval('tr[data-marketplace="resale-a"] .dot', (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
       expect(colour).toBe('rgb(217, 45, 32)');
-      const ops = await page.$$eval('tr[data-operation]', (trs) => trs.map((tr) => tr.getAttribute('data-operation')));
-      expect(ops).toHaveLength(8);
+      const ops = await page.$$eval('tr[data-operation]', (trs) =>
+        trs.map((tr) => ({ op: tr.getAttribute('data-operation'), text: (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ') })),
+      );
+      expect(ops.map((o) => o.op).sort()).toEqual([...OPERATION_NAMES].sort());
+      // Per operation too: its lookups' upstream time, the tier that answered them, requests and bytes per live lookup.
+      const prices = ops.find((o) => o.op === 'resale-b.prices')!.text;
+      expect(prices).toMatch(/≤\d+ ms \/ ≤\d+ ms/);
+      expect(prices).toMatch(/direct 3/);
+      expect(prices).toMatch(/\b1 \/ \d+ B\b/); // 4 live lookups, 4 requests (one attempt each)
+      expect(ops.find((o) => o.op === 'electronics.product')!.text).toMatch(/— \/ — — — \/ —/);
       const dir = join(tmpdir(), 'marketlens-status-page');
       mkdirSync(dir, { recursive: true });
       const png = await page.screenshot({ path: join(dir, 'status.png'), fullPage: true });

@@ -89,7 +89,18 @@ describe('GET /api/v1/status', () => {
       outcomes: { ok: 3, upstream_changed: 1, upstream_timeout: 1, upstream_blocked: 2, circuit_open: 1 },
       cache_share: 0.125,
       live_lookups: 7,
+      upstream: expect.any(Object),
     });
+    // Per operation, from the lookups themselves: the same requests and bytes (the only GOAT operation used), the
+    // tier of each lookup's answer (2 ok and the changed format got one; blocks and the hang none).
+    const opUp = goatStatus.operations['resale-b.prices']['5m'].upstream;
+    expect(opUp).toMatchObject({ requests: goat.count(BUY_BAR), bytes: okBytes + Buffer.byteLength('{"data":{"variants":[]}}') });
+    expect(opUp.tiers).toEqual({ direct: 3, proxy: 0, unblocker: 0, browser: 0 });
+    expect(opUp.requests_per_live_lookup).toBe(Math.round((opUp.requests / 7) * 1000) / 1000);
+    // A lookup's upstream time: the hang's two attempts waited out 300 ms each; the circuit_open refusal is no sample.
+    expect(opUp.p95_ms).toBeGreaterThanOrEqual(600);
+    expect(opUp.p50_ms).toBeLessThan(opUp.p95_ms);
+    expect(goatStatus.operations['resale-b.product']['5m'].upstream).toMatchObject({ requests: 0, p50_ms: null, requests_per_live_lookup: null });
     expect(goatStatus.operations['resale-b.product']['5m']).toMatchObject({ lookups: 0, success_rate: null });
     expect(goatStatus.windows['1h'].lookups).toBe(8);
     const up = goatStatus.windows['5m'].upstream;
@@ -112,6 +123,9 @@ describe('GET /api/v1/status', () => {
     expect(nikeStatus.last_blocked).toBeNull();
     expect(nikeStatus.breaker).toEqual({ state: 'closed', reopens_at: null });
     expect(nikeStatus.windows['5m'].upstream.tiers.direct).toBe(1);
+    const nikeOp = nikeStatus.operations['sportswear.product']['5m'].upstream;
+    expect(nikeOp).toMatchObject({ requests: nikeStatus.windows['5m'].upstream.requests, bytes: nikeStatus.windows['5m'].upstream.bytes, tiers: { direct: 1 } });
+    expect(nikeOp.p50_ms).not.toBeNull();
     // Marketplaces nobody asked about: no figures invented.
     expect(s.total.marketplaces.electronics.windows['5m']).toMatchObject({ lookups: 0, success_rate: null, cache_share: null });
   });
@@ -153,6 +167,7 @@ describe('GET /api/v1/status', () => {
       const total = s.total.marketplaces['resale-b'];
       expect(total.operations['resale-b.prices']['5m']).toMatchObject({ lookups: 4, outcomes: { ok: 3, upstream_blocked: 1 } });
       expect(total.windows['5m'].upstream.requests).toBe(goat.count(BUY_BAR));
+      expect(total.operations['resale-b.prices']['5m'].upstream.requests).toBe(goat.count(BUY_BAR));
       expect(total.last_blocked.operation).toBe('resale-b.prices');
       // A closed instance leaves the shared figures at once.
       await b.close();

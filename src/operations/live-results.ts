@@ -5,6 +5,7 @@
  * `LiveFailure` after every failed one. Listeners run synchronously on the lookup path, so they must only enqueue
  * (batch, buffer) and return; a listener that throws is logged and ignored, never fails the lookup.
  */
+import type { FetchTier } from '../config.js';
 import type { MarketlensError } from '../errors.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { OperationName } from './types.js';
@@ -23,7 +24,23 @@ export interface LookupIdentity {
   locale: string | null;
 }
 
-export interface LiveResult {
+/**
+ * What the fetch took, per lookup (the status reports it per operation). Set by the lookup service on every event;
+ * optional so that hand-made events (tests, replays) need not invent it. The counts come from the client's lookup
+ * scope (`HttpClient.lookup`); a client without one leaves them out.
+ */
+export interface LiveUpstream {
+  /** The lookup's whole upstream time in ms: queue wait, every request, retry and tier, until the bodies (or the failure). */
+  upstreamMs?: number;
+  /** Upstream requests the lookup sent: every attempt on every tier (0 when refused before the wire). */
+  upstreamRequests?: number;
+  /** Body bytes of the answers passed on to the parser. */
+  upstreamBytes?: number;
+  /** The fetch tier of the last answer the lookup got; null when none got through. */
+  tier?: FetchTier | null;
+}
+
+export interface LiveResult extends LiveUpstream {
   operation: OperationName;
   /** The validated (and canonicalised) parameters of the lookup. */
   params: Readonly<Record<string, unknown>>;
@@ -36,7 +53,7 @@ export interface LiveResult {
   fetchedAt: number;
 }
 
-export interface LiveFailure {
+export interface LiveFailure extends LiveUpstream {
   operation: OperationName;
   params: Readonly<Record<string, unknown>>;
   error: MarketlensError;

@@ -6,7 +6,7 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { LookupCache } from '../cache/lookup-cache.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
-import type { HttpClient, RequestContext } from '../upstream/http-client.js';
+import type { HttpClient, LookupScope, RequestContext } from '../upstream/http-client.js';
 import type { LiveResults } from './live-results.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { AnyOperation, OperationName, Parsed } from './types.js';
@@ -94,10 +94,15 @@ export class LookupService {
     const t0 = performance.now();
     let parsed: Parsed<unknown>;
     let fetchedAt: number;
-    let t1: number;
+    let t1 = 0;
+    // The client's tally of this lookup's upstream work (requests, bytes, tier), when it keeps one.
+    let scope: LookupScope | undefined;
     try {
       const base = { marketplace: op.marketplace, signal, deadlineAt };
-      const fetchWith = (ctx: RequestContext) => op.fetch({ ...ctx, http: this.http, config: this.config }, params);
+      const fetchWith = (ctx: RequestContext) => {
+        scope = ctx.scope;
+        return op.fetch({ ...ctx, http: this.http, config: this.config }, params);
+      };
       // One lookup, however many upstream requests: one limiter slot and one breaker verdict (HttpClient.lookup).
       const bodies = await (this.http.lookup ? this.http.lookup(base, fetchWith) : fetchWith(base));
       fetchedAt = Date.now();
@@ -109,6 +114,12 @@ export class LookupService {
         params: canonical,
         error: asMarketlensError(e),
         at: Date.now(),
+        // A parse failure came after the bodies: its upstream time ends there.
+        upstreamMs: (t1 || performance.now()) - t0,
+        // Refused before `run` (open circuit, full queue): no scope, nothing sent.
+        upstreamRequests: scope ? scope.requests : this.http.lookup ? 0 : undefined,
+        upstreamBytes: scope?.bytes,
+        tier: scope?.tier,
       });
       throw e;
     }
@@ -125,6 +136,10 @@ export class LookupService {
         record: parsed.record,
         missing: parsed.missing,
         fetchedAt,
+        upstreamMs: t1 - t0,
+        upstreamRequests: scope?.requests,
+        upstreamBytes: scope?.bytes,
+        tier: scope?.tier,
       });
     }
     return { json, fetchedAt, cache: 'miss', upstreamMs: t1 - t0, parseMs: t2 - t1, missingParts: parsed.missing };

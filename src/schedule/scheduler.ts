@@ -1,7 +1,7 @@
 /**
  * What a scheduler is: it runs each job of the `schedule_jobs` table once per interval (across every instance
  * sharing the database or Redis) by calling the handler registered for the job's kind. Kinds are registered by
- * whoever owns them (history: `track`; later e.g. `canary`), before `start`.
+ * whoever owns them (history: `track`; status: `canary`), before `start`.
  */
 import type { Job } from './jobs.js';
 

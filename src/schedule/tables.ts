@@ -1,6 +1,6 @@
 /**
  * Scheduled jobs (migration 0002-history): the one table both schedulers read. A job is a kind (`track` for a
- * tracked product; other issues may add e.g. `canary`), a JSON payload the kind's handler understands, and an
+ * tracked product, `canary` for the status canaries), a JSON payload the kind's handler understands, and an
  * interval. The embedded scheduler also keeps its run state here (next run, lease), so a restart resumes.
  */
 export interface ScheduleJobsTable {

@@ -27,7 +27,7 @@ import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
-import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus } from '../status/index.js';
+import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus, registerStatusCanaries } from '../status/index.js';
 import { makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
@@ -230,8 +230,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http,
     redis,
     liveResults,
-    lookup,
-    canaryIntervalMs: config.canaryIntervalMs,
     authenticate: config.metricsPublic ? undefined : authenticate,
     observeUpstream: (o) => upstreamObservers.push(o),
   });
@@ -252,6 +250,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const alerts = await registerAlerts(app, { config, authenticate, problem: problemSchema, store, engine: deps.alerts });
   liveResults.onFailure((failure) => alerts.handleFailure(failure));
   await registerHistory(app, { config, authenticate, store });
+  // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
+  await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
 
   return app;

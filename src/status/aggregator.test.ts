@@ -24,7 +24,7 @@ describe('status aggregator', () => {
     agg.onLiveFailure({ operation: 'resale-b.product', error: fail('upstream_timeout'), at: at() });
     const v = toView(agg.raw()).marketplaces['resale-b'];
     const prices = v.operations['resale-b.prices']!['5m'];
-    expect(prices).toEqual({ lookups: 4, success_rate: 0.75, outcomes: { ok: 3, upstream_blocked: 1 }, cache_share: 0.25, live_lookups: 3 });
+    expect(prices).toMatchObject({ lookups: 4, success_rate: 0.75, outcomes: { ok: 3, upstream_blocked: 1 }, cache_share: 0.25, live_lookups: 3 });
     expect(v.operations['resale-b.product']!['5m'].outcomes).toEqual({ ok: 0, upstream_timeout: 1 });
     expect(v.windows['5m'].lookups).toBe(5);
     expect(v.windows['5m'].outcomes).toEqual({ ok: 3, upstream_blocked: 1, upstream_timeout: 1 });
@@ -57,6 +57,40 @@ describe('status aggregator', () => {
     const after = toView(agg.raw()).marketplaces['resale-b'].windows['5m'].upstream;
     expect(after.p95_ms).toBeGreaterThanOrEqual(3000);
     expect(after.p95_ms).toBeLessThan(3000 * 1.25);
+  });
+
+  it('per operation: upstream time, requests, bytes and answering tier of its live lookups, from the seam', () => {
+    const { agg, at } = clocked();
+    for (let i = 0; i < 9; i++) agg.onLiveResult({ operation: 'resale-b.prices', upstreamMs: 100, upstreamRequests: 1, upstreamBytes: 1000, tier: 'direct' });
+    agg.onLiveResult({ operation: 'resale-b.prices', upstreamMs: 3000, upstreamRequests: 3, upstreamBytes: 2000, tier: 'proxy' });
+    // A format change got an answer (its tier counts); a block got none; an open circuit sent nothing (no latency).
+    agg.onLiveFailure({ operation: 'resale-b.product', error: fail('upstream_changed'), at: at(), upstreamMs: 20, upstreamRequests: 1, upstreamBytes: 500, tier: 'unblocker' });
+    agg.onLiveFailure({ operation: 'resale-b.product', error: fail('upstream_blocked'), at: at(), upstreamMs: 700, upstreamRequests: 3, upstreamBytes: 0, tier: null });
+    agg.onLiveFailure({ operation: 'resale-b.product', error: fail('circuit_open'), at: at(), upstreamMs: 0, upstreamRequests: 0, tier: null });
+    agg.onCacheAnswer('resale-b.prices', 'hit'); // not a live lookup: no upstream figure moves
+    const ops = toView(agg.raw()).marketplaces['resale-b'].operations;
+    const prices = ops['resale-b.prices']!['5m'].upstream;
+    expect(prices).toEqual({
+      requests: 12,
+      bytes: 11_000,
+      requests_per_live_lookup: 1.2,
+      bytes_per_live_lookup: 1100,
+      p50_ms: 116, // 100 ms: the bucket bounded by 10 × 1.25^11
+      p95_ms: expect.any(Number),
+      tiers: { direct: 9, proxy: 1, unblocker: 0, browser: 0 },
+    });
+    expect(prices.p95_ms).toBeGreaterThanOrEqual(3000);
+    expect(prices.p95_ms).toBeLessThan(3000 * 1.25);
+    const product = ops['resale-b.product']!['5m'].upstream;
+    expect(product).toMatchObject({ requests: 4, bytes: 500, requests_per_live_lookup: 1.333, tiers: { direct: 0, proxy: 0, unblocker: 1, browser: 0 } });
+    // Two lookups reached the wire (20 ms → ≤24, 700 ms → ≤867); the refused one is not a 0 ms sample.
+    expect([product.p50_ms, product.p95_ms]).toEqual([24, 867]);
+    // An operation nobody asked: nulls, not zeros.
+    expect(ops['resale-b.prices']!['5m'].lookups).toBe(11);
+    expect(toView(agg.raw()).marketplaces.electronics.operations['electronics.product']!['5m'].upstream).toMatchObject({ requests: 0, p50_ms: null, requests_per_live_lookup: null });
+    // Sums across instances keep the per-operation upstream figures.
+    const total = toView(sumRaw([agg.raw(), agg.raw()])).marketplaces['resale-b'].operations['resale-b.prices']!['5m'].upstream;
+    expect(total).toMatchObject({ requests: 24, bytes: 22_000, requests_per_live_lookup: 1.2, p50_ms: 116, tiers: { direct: 18, proxy: 2 } });
   });
 
   it('the 5-minute window forgets after 5 minutes, the hour after an hour; memory stays one bucket per minute', () => {

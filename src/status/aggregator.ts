@@ -1,14 +1,15 @@
 /**
  * The rolling figures behind /api/v1/status: per marketplace and operation, per-minute counters over the last hour
  * (5-minute and 1-hour windows are sums of the newest buckets). Fed by three sources, each costing a counter bump:
- * - the live-results seam: a successful live fetch, or a failed one with its error code;
+ * - the live-results seam: a successful live fetch, or a failed one with its error code, each with the lookup's
+ *   upstream time, requests, bytes and answering tier (per operation: the lookup service knows them per lookup);
  * - the routes' cache outcome: an answer served from cache (hit, stale, shared);
  * - the fetch layer's UpstreamObserver: each upstream request's tier, outcome, latency and size (per marketplace:
  *   the upstream event does not know which operation sent it).
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { MARKETPLACES, type Marketplace } from '../marketplaces/catalog.js';
-import type { LiveFailure, LiveResult } from '../operations/live-results.js';
+import type { LiveFailure, LiveResult, LiveUpstream } from '../operations/live-results.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { OPERATION_NAMES, type OperationName } from '../operations/types.js';
 import type { UpstreamEvent, UpstreamObserver } from '../upstream/observer.js';
@@ -16,11 +17,25 @@ import { FETCH_TIERS } from '../config.js';
 import { LATENCY_BUCKETS, latencyBucket } from './latency.js';
 import { MinuteRing, minuteOf } from './minute-ring.js';
 
-/** Operation counters: live successes, cache answers by kind, then one counter per error code. */
-export const OP_FIELDS = { live_ok: 0, hit: 1, stale: 2, shared: 3 } as const;
 export const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
-const CODE_INDEX = new Map<string, number>(CODES.map((c, i) => [c, 4 + i]));
-const OP_WIDTH = 4 + CODES.length;
+/**
+ * Operation counters: live successes, cache answers by kind, one counter per error code, then the live lookups'
+ * upstream figures: requests, bytes, lookups per tier that answered, and the histogram of their upstream time.
+ */
+export const OP_FIELDS = {
+  live_ok: 0,
+  hit: 1,
+  stale: 2,
+  shared: 3,
+  codes: 4,
+  requests: 4 + CODES.length,
+  bytes: 5 + CODES.length,
+  tiers: 6 + CODES.length,
+  latency: 6 + CODES.length + FETCH_TIERS.length,
+} as const;
+const CODE_INDEX = new Map<string, number>(CODES.map((c, i) => [c, OP_FIELDS.codes + i]));
+const OP_TIER_INDEX = new Map<string, number>(FETCH_TIERS.map((t, i) => [t, OP_FIELDS.tiers + i]));
+const OP_WIDTH = OP_FIELDS.latency + LATENCY_BUCKETS;
 
 /** Marketplace counters: upstream requests, bytes, answers per tier, then the latency histogram. */
 export const MP_FIELDS = { requests: 0, bytes: 1, tiers: 2, latency: 2 + FETCH_TIERS.length } as const;
@@ -55,7 +70,7 @@ export interface RawSnapshot {
       last_changed: NotableFailure | null;
       /** Per window: the summed marketplace counters (MP_FIELDS layout). */
       upstream: Record<WindowName, number[]>;
-      /** Per window and operation: the summed operation counters (OP_FIELDS layout). */
+      /** Per window and operation: the summed operation counters (OP_FIELDS layout; older instances' may be shorter). */
       operations: Partial<Record<OperationName, Record<WindowName, number[]>>>;
     }
   >;
@@ -82,15 +97,15 @@ export class StatusAggregator implements UpstreamObserver {
     this.now = options.now ?? Date.now;
   }
 
-  /** The seam: a successful live fetch. */
-  onLiveResult(r: Pick<LiveResult, 'operation'>): void {
-    this.bumpOp(r.operation, OP_FIELDS.live_ok);
+  /** The seam: a successful live fetch, with its upstream figures. */
+  onLiveResult(r: Pick<LiveResult, 'operation' | keyof LiveUpstream>): void {
+    this.recordLive(r.operation, OP_FIELDS.live_ok, r);
   }
 
   /** The seam: a failed live fetch, counted under its error code; blocks and format changes are remembered. */
-  onLiveFailure(f: Pick<LiveFailure, 'operation' | 'error' | 'at'>): void {
+  onLiveFailure(f: Pick<LiveFailure, 'operation' | 'error' | 'at' | keyof LiveUpstream>): void {
     const field = CODE_INDEX.get(f.error.code);
-    if (field !== undefined) this.bumpOp(f.operation, field);
+    if (field !== undefined) this.recordLive(f.operation, field, f);
     if (f.error.code === 'upstream_blocked' || f.error.code === 'upstream_changed') {
       const mp = OPERATIONS[f.operation]?.marketplace;
       if (!mp) return;
@@ -148,6 +163,23 @@ export class StatusAggregator implements UpstreamObserver {
     if (j === undefined) return;
     const ring = this.ops[j]!;
     ring.counts[ring.slot(minuteOf(this.now())) + field]! += 1;
+  }
+
+  /** A live lookup: its outcome counter, and what its fetch took (a lookup refused before the wire has no latency). */
+  private recordLive(operation: string, field: number, u: LiveUpstream): void {
+    const j = OP_INDEX.get(operation);
+    if (j === undefined) return;
+    const ring = this.ops[j]!;
+    const base = ring.slot(minuteOf(this.now()));
+    const c = ring.counts;
+    c[base + field]! += 1;
+    if (u.upstreamRequests !== undefined) c[base + OP_FIELDS.requests]! += u.upstreamRequests;
+    if (u.upstreamBytes !== undefined) c[base + OP_FIELDS.bytes]! += u.upstreamBytes;
+    if (u.tier) {
+      const t = OP_TIER_INDEX.get(u.tier);
+      if (t !== undefined) c[base + t]! += 1;
+    }
+    if (u.upstreamMs !== undefined && u.upstreamRequests !== 0) c[base + OP_FIELDS.latency + latencyBucket(u.upstreamMs / 1000)]! += 1;
   }
 }
 

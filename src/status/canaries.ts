@@ -1,54 +1,62 @@
 /**
- * Canaries (MARKETLENS_CANARY_INTERVAL): the doctor's lookups, run live on a timer through the service's own lookup
+ * Canaries (MARKETLENS_CANARY_INTERVAL): the doctor's lookups, run live on schedule through the service's own lookup
  * path, so their answers and failures reach every subscriber of the live-results seam — /api/v1/status, history, and
- * the alerts' `marketplace.changed` event — exactly as a caller's lookups do. The timer is in-process; with Redis,
- * instances take turns (one claim per interval), so N instances still send one round per interval, not N.
+ * the alerts' `marketplace.changed` event — exactly as a caller's lookups do.
+ *
+ * They run through the same scheduler as tracked products (src/schedule: embedded on the database, or BullMQ with
+ * MARKETLENS_REDIS_URL), as one `canary` job: one round (every operation, one at a time) per interval, on whichever
+ * instance claims it, however many instances share the database (and Redis). The job is written at start from the
+ * configuration (a fixed id, so instances starting together make one) and deleted when the setting is off.
  */
-import type { RedisConnection } from '../cache/redis-connection.js';
+import type { Kysely } from 'kysely';
 import type { LookupService } from '../operations/lookup.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { OPERATION_NAMES } from '../operations/types.js';
+import type { Job, Scheduler } from '../schedule/index.js';
+import type { Database } from '../store/schema.js';
 import { DOCTOR_DEFAULTS } from './doctor.js';
+
+export const CANARY_KIND = 'canary';
+/** The one canary job's id: a fixed one, so several instances writing it at start make one job, not several. */
+export const CANARY_JOB_ID = 'canary';
 
 export interface CanaryLog {
   warn(obj: object, msg?: string): void;
 }
 
 export class Canaries {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
   private stopped = false;
 
   constructor(
     private readonly lookup: LookupService,
-    private readonly intervalMs: number,
     private readonly log: CanaryLog,
-    /** Answers whether this instance runs this interval's round (default: always). */
-    private readonly claim: () => Promise<boolean> = async () => true,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => {
-      // A round slower than the interval is not doubled up: the next tick finds it still running and skips.
-      if (!this.running) this.running = this.claimedRound().finally(() => (this.running = undefined));
-    }, this.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
+  /** Shutdown: the running round starts no further lookup (the scheduler waits for the one in flight). */
+  stop(): void {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
   }
 
-  private async claimedRound(): Promise<void> {
-    if (await this.claim()) await this.round();
+  /**
+   * The `canary` job's handler. Canaries never run at start-up: BullMQ runs a new job scheduler at once, so a run
+   * within the first half interval of the job's creation is skipped (the embedded scheduler's first slot is one
+   * interval after it). A round is bounded by the interval, so rounds never overlap.
+   */
+  async run(job: Job): Promise<void> {
+    const now = this.now();
+    if (now < job.createdAt + job.intervalMs / 2) return;
+    await this.round(now + job.intervalMs);
   }
 
   /** One lookup per operation, one at a time (a canary must never be a burst), each forced live (max_age=0). */
-  async round(): Promise<void> {
+  async round(until = Infinity): Promise<void> {
     for (const name of OPERATION_NAMES) {
       if (this.stopped) return;
+      if (this.now() >= until) {
+        this.log.warn({ canary: name }, 'canary round ran out of its interval; the rest waits for the next round');
+        return;
+      }
       const op = OPERATIONS[name];
       try {
         const params = op.params.parse(DOCTOR_DEFAULTS[name]) as Record<string, unknown>;
@@ -62,18 +70,41 @@ export class Canaries {
 }
 
 /**
- * With several instances on one Redis: the first to claim an interval runs its round (SET NX with an expiry just under
- * the interval). If Redis cannot answer, the instance runs its round anyway: duplicate canaries beat none.
+ * The canary job from the configuration: created (first round one interval from now) or re-timed when the interval
+ * changed (an unchanged one keeps its cadence across restarts); deleted when canaries are off (`intervalMs` null).
+ * Idempotent, and safe when several instances run it at once.
  */
-export function redisCanaryClaim(redis: RedisConnection, intervalMs: number, instance: string): () => Promise<boolean> {
-  const key = `${redis.prefix}status:canary-round`;
-  const ttl = Math.max(500, intervalMs - 250);
-  return async () => {
-    try {
-      return (await redis.client.set(key, instance, 'PX', ttl, 'NX')) === 'OK';
-    } catch (e) {
-      redis.reportFailure('canary claim', e);
-      return true;
-    }
-  };
+export async function syncCanaryJob(db: Kysely<Database>, intervalMs: number | null, now = Date.now()): Promise<void> {
+  if (intervalMs === null) {
+    await db.deleteFrom('schedule_jobs').where('kind', '=', CANARY_KIND).execute();
+    return;
+  }
+  const timing = { interval_ms: intervalMs, next_run_at: now + intervalMs, created_at: now };
+  await db
+    .insertInto('schedule_jobs')
+    .values({ id: CANARY_JOB_ID, kind: CANARY_KIND, payload: '{}', ...timing, locked_until: null, last_run_at: null, last_error: null, runs: 0 })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  await db.updateTable('schedule_jobs').set(timing).where('id', '=', CANARY_JOB_ID).where('interval_ms', '!=', intervalMs).execute();
+}
+
+export interface CanaryDeps {
+  scheduler: Scheduler;
+  db: Kysely<Database>;
+  lookup: LookupService;
+  /** MARKETLENS_CANARY_INTERVAL in ms; null = off. */
+  intervalMs: number | null;
+  log: CanaryLog;
+}
+
+/**
+ * Registers the `canary` kind on the scheduler and writes (or deletes) its job; before the scheduler starts. The
+ * handler is registered even when this instance has canaries off: a BullMQ scheduler drops the job schedulers of
+ * kinds it does not handle, which would fight an instance that has them on (set the variable alike everywhere).
+ */
+export async function registerCanaries(deps: CanaryDeps): Promise<Canaries> {
+  const canaries = new Canaries(deps.lookup, deps.log);
+  deps.scheduler.handle(CANARY_KIND, (job) => canaries.run(job));
+  await syncCanaryJob(deps.db, deps.intervalMs);
+  return canaries;
 }

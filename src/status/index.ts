@@ -10,7 +10,7 @@ import type { LiveResults } from '../operations/live-results.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import type { LookupService } from '../operations/lookup.js';
 import { StatusAggregator } from './aggregator.js';
-import { Canaries, redisCanaryClaim } from './canaries.js';
+import { registerCanaries } from './canaries.js';
 import { renderStatusPage } from './page.js';
 import { statusResponseSchema } from './schema.js';
 import { SharedStatus } from './shared-status.js';
@@ -25,9 +25,6 @@ export interface StatusDeps {
   authenticate?: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
   liveResults?: LiveResults;
   redis?: RedisConnection;
-  /** The service's lookup path and MARKETLENS_CANARY_INTERVAL (ms, null = off): canaries run through it. */
-  lookup?: LookupService;
-  canaryIntervalMs?: number | null;
   /** Adds an UpstreamObserver next to the metrics one. */
   observeUpstream: (observer: StatusAggregator) => void;
 }
@@ -50,12 +47,6 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
   shared.start();
   // preClose: Redis (closed in onClose) is still up, so this instance can withdraw its figures at once.
   app.addHook('preClose', () => shared.stop());
-  if (deps.lookup && deps.canaryIntervalMs) {
-    const claim = deps.redis ? redisCanaryClaim(deps.redis, deps.canaryIntervalMs, instance) : undefined;
-    const canaries = new Canaries(deps.lookup, deps.canaryIntervalMs, app.log, claim);
-    canaries.start();
-    app.addHook('preClose', () => canaries.stop());
-  }
 
   const onRequest = deps.authenticate ? [deps.authenticate] : [];
   const gather = async () => {
@@ -70,8 +61,9 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
       summary: 'Live figures per marketplace and operation',
       description:
         'Over the last 5 minutes and the last hour, per marketplace and operation: lookups, success rate, outcome ' +
-        'counts by error code, share answered from cache; per marketplace: upstream requests and bytes per live ' +
-        'lookup, p50/p95 upstream latency, which fetch tier answered, the circuit breaker (with its reopen time), and ' +
+        'counts by error code, share answered from cache, upstream requests and bytes per live lookup, p50/p95 ' +
+        'upstream latency (per marketplace of each request, per operation of each live lookup) and which fetch tier ' +
+        'answered; per marketplace: the circuit breaker (with its reopen time), and ' +
         'the last `upstream_blocked` and `upstream_changed`. With MARKETLENS_REDIS_URL, every instance\'s figures ' +
         'and their sum; otherwise this instance\'s. Needs a key unless MARKETLENS_METRICS_PUBLIC=true. ' +
         'The same as a page: `GET /status`.',
@@ -92,4 +84,14 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
     },
   });
   return aggregator;
+}
+
+/**
+ * Canaries (MARKETLENS_CANARY_INTERVAL) as `canary` jobs of the price history's scheduler (`app.history.scheduler`):
+ * call after registerHistory, before the app is ready (the scheduler starts on ready).
+ */
+export async function registerStatusCanaries(app: FastifyInstance, deps: { lookup: LookupService; intervalMs: number | null }): Promise<void> {
+  const canaries = await registerCanaries({ scheduler: app.history.scheduler, db: app.history.store.db, lookup: deps.lookup, intervalMs: deps.intervalMs, log: app.log });
+  // preClose runs before every onClose: the running round stops starting lookups, the scheduler's stop waits for it.
+  app.addHook('preClose', async () => canaries.stop());
 }

@@ -4,7 +4,7 @@
  */
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { NotableFailure } from './aggregator.js';
-import type { LookupFigures, MarketplaceStatus, StatusView } from './view.js';
+import type { MarketplaceStatus, OperationFigures, StatusView } from './view.js';
 
 export interface StatusPageInput {
   total: StatusView;
@@ -59,7 +59,7 @@ ${rows}
 <h2>Last block and last format change</h2>
 ${problems || '<p class="meta">None since this instance started.</p>'}
 <h2>Operations</h2>
-<table><thead><tr><th>Operation</th><th>Lookups</th><th>Success</th><th>From cache</th><th>Outcomes (5 min)</th></tr></thead>
+<table><thead><tr><th>Operation</th><th>Lookups</th><th>Success</th><th>From cache</th><th>Lookup upstream p50 / p95</th><th>Tier answered</th><th>Requests / bytes per live lookup</th><th>Outcomes (5 min)</th></tr></thead>
 <tbody>
 ${opRows}
 </tbody></table>
@@ -72,7 +72,7 @@ function marketplaceRow(mp: Marketplace, s: MarketplaceStatus): string {
   const h = s.windows['1h'];
   const health = healthOf(s);
   const up = w.upstream;
-  const tiers = Object.entries(up.tiers).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ') || '—';
+  const tiers = tierList(up.tiers);
   const breaker = s.breaker ? (s.breaker.state === 'closed' ? 'closed' : `${s.breaker.state}${s.breaker.reopens_at ? ` until ${time(s.breaker.reopens_at)}` : ''}`) : '—';
   return `<tr class="${health}" data-marketplace="${esc(mp)}"><td><span class="dot"></span>${esc(s.site)} <small>(${esc(mp)})</small></td>
 <td class="state">${LABEL[health]}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td>
@@ -80,10 +80,14 @@ function marketplaceRow(mp: Marketplace, s: MarketplaceStatus): string {
 <td class="n">${num(up.requests_per_live_lookup)} / ${bytes(up.bytes_per_live_lookup)}</td><td>${esc(breaker)}</td></tr>`;
 }
 
-function operationRow(name: string, w: LookupFigures, h: LookupFigures): string {
+function operationRow(name: string, w: OperationFigures, h: OperationFigures): string {
   const outcomes = Object.entries(w.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '—';
-  return `<tr data-operation="${esc(name)}"><td>${esc(name)}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td><td class="n">${pct(w.cache_share)}</td><td>${esc(outcomes)}</td></tr>`;
+  const up = w.upstream;
+  return `<tr data-operation="${esc(name)}"><td>${esc(name)}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td><td class="n">${pct(w.cache_share)}</td>
+<td class="n">${ms(up.p50_ms)} / ${ms(up.p95_ms)}</td><td>${esc(tierList(up.tiers))}</td><td class="n">${num(up.requests_per_live_lookup)} / ${bytes(up.bytes_per_live_lookup)}</td><td>${esc(outcomes)}</td></tr>`;
 }
+
+const tierList = (tiers: Record<string, number>) => Object.entries(tiers).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ') || '—';
 
 function problemRow(mp: Marketplace, s: MarketplaceStatus, what: string, f: NotableFailure | null): string {
   if (!f) return '';

@@ -12,6 +12,7 @@ const lookupFigures = z.object({
   live_lookups: z.number().int(),
 });
 
+/** Per marketplace: counted per upstream request by the fetch layer. */
 const upstreamFigures = z.object({
   requests: z.number().int().describe('Upstream requests sent (every attempt, every tier)'),
   bytes: z.number().int().describe('Body bytes received from upstream'),
@@ -21,6 +22,21 @@ const upstreamFigures = z.object({
   p95_ms: z.number().nullable(),
   tiers: z.record(z.enum(FETCH_TIERS), z.number().int()).describe('Upstream answers per fetch tier that got them'),
 });
+
+const operationUpstream = z
+  .object({
+    requests: z.number().int().describe('Upstream requests sent by this operation\'s live lookups (every attempt, every tier)'),
+    bytes: z.number().int().describe('Body bytes of the answers passed to its parser'),
+    requests_per_live_lookup: z.number().nullable(),
+    bytes_per_live_lookup: z.number().nullable(),
+    p50_ms: z
+      .number()
+      .nullable()
+      .describe('A live lookup\'s whole upstream time (queue, every request, retry and tier), median: upper bound of its 25 %-wide bucket; lookups refused before the wire are left out'),
+    p95_ms: z.number().nullable(),
+    tiers: z.record(z.enum(FETCH_TIERS), z.number().int()).describe('Live lookups per fetch tier of the last answer they got'),
+  })
+  .describe('The live lookups\' upstream figures, per operation (counted per lookup by the lookup service)');
 
 const notable = z
   .object({ at: z.string(), operation: z.string(), reason: z.string() })
@@ -34,7 +50,7 @@ const marketplaceStatus = z.object({
   last_blocked: notable.describe('The last `upstream_blocked` lookup'),
   last_changed: notable.describe('The last `upstream_changed` lookup (a parser needs work)'),
   windows: windowsOf(lookupFigures.extend({ upstream: upstreamFigures })),
-  operations: z.record(z.string(), windowsOf(lookupFigures)),
+  operations: z.record(z.string(), windowsOf(lookupFigures.extend({ upstream: operationUpstream }))),
 });
 
 const statusView = z.object({

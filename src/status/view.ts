@@ -21,6 +21,10 @@ export interface LookupFigures {
   live_lookups: number;
 }
 
+/**
+ * Upstream figures. Per marketplace they count upstream requests (latency of each request, answers per tier); per
+ * operation they count live lookups (latency of a lookup's whole fetch, lookups per tier of their last answer).
+ */
 export interface UpstreamFigures {
   requests: number;
   bytes: number;
@@ -39,8 +43,10 @@ export interface MarketplaceStatus {
   last_blocked: NotableFailure | null;
   last_changed: NotableFailure | null;
   windows: Record<WindowName, LookupFigures & { upstream: UpstreamFigures }>;
-  operations: Partial<Record<OperationName, Record<WindowName, LookupFigures>>>;
+  operations: Partial<Record<OperationName, Record<WindowName, OperationFigures>>>;
 }
+
+export type OperationFigures = LookupFigures & { upstream: UpstreamFigures };
 
 export interface StatusView {
   instance: string;
@@ -60,7 +66,7 @@ export function lookupFigures(c: readonly number[]): LookupFigures {
   let failed = 0;
   let answered = ok;
   CODES.forEach((code, i) => {
-    const n = c[4 + i]!;
+    const n = c[OP_FIELDS.codes + i]!;
     if (n > 0) outcomes[code] = n;
     failed += n;
     if (ANSWERED.has(code)) answered += n;
@@ -75,11 +81,15 @@ export function lookupFigures(c: readonly number[]): LookupFigures {
   };
 }
 
-function upstreamFigures(c: readonly number[], liveLookups: number): UpstreamFigures {
-  const requests = c[MP_FIELDS.requests]!;
-  const bytes = c[MP_FIELDS.bytes]!;
-  const histogram = c.slice(MP_FIELDS.latency, MP_FIELDS.latency + LATENCY_BUCKETS);
-  const tiers = Object.fromEntries(FETCH_TIERS.map((t, i) => [t, c[MP_FIELDS.tiers + i]!])) as Record<FetchTier, number>;
+/** Where the upstream counters sit in a counter row: MP_FIELDS (a marketplace) or OP_FIELDS (an operation). */
+type UpstreamLayout = { requests: number; bytes: number; tiers: number; latency: number };
+
+function upstreamFigures(c: readonly number[], liveLookups: number, at: UpstreamLayout = MP_FIELDS): UpstreamFigures {
+  // `?? 0`: another instance still running an older version publishes shorter rows.
+  const requests = c[at.requests] ?? 0;
+  const bytes = c[at.bytes] ?? 0;
+  const histogram = c.slice(at.latency, at.latency + LATENCY_BUCKETS);
+  const tiers = Object.fromEntries(FETCH_TIERS.map((t, i) => [t, c[at.tiers + i] ?? 0])) as Record<FetchTier, number>;
   return {
     requests,
     bytes,
@@ -91,6 +101,11 @@ function upstreamFigures(c: readonly number[], liveLookups: number): UpstreamFig
   };
 }
 
+function operationFigures(c: readonly number[]): OperationFigures {
+  const figures = lookupFigures(c);
+  return { ...figures, upstream: upstreamFigures(c, figures.live_lookups, OP_FIELDS) };
+}
+
 /** One instance's raw counters (or a sum) → the readable figures. */
 export function toView(raw: RawSnapshot): StatusView {
   const marketplaces = {} as Record<Marketplace, MarketplaceStatus>;
@@ -98,7 +113,7 @@ export function toView(raw: RawSnapshot): StatusView {
     const r = raw.marketplaces[mp];
     const operations: MarketplaceStatus['operations'] = {};
     for (const [name, w] of Object.entries(r.operations) as [OperationName, Record<WindowName, number[]>][]) {
-      operations[name] = Object.fromEntries(WINDOW_NAMES.map((win) => [win, lookupFigures(w[win])])) as Record<WindowName, LookupFigures>;
+      operations[name] = Object.fromEntries(WINDOW_NAMES.map((win) => [win, operationFigures(w[win])])) as Record<WindowName, OperationFigures>;
     }
     const windows = {} as MarketplaceStatus['windows'];
     for (const win of WINDOW_NAMES) {

@@ -3,6 +3,7 @@
  * HttpClient enforces the marketplace's host allowlist, applies origin overrides, deadlines, retries and block
  * detection, and returns the answer. It knows nothing of records.
  */
+import type { FetchTier } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { CircuitSnapshot } from './circuit-breaker.js';
 
@@ -28,9 +29,18 @@ export interface UpstreamResponse {
   body: string;
 }
 
-/** A lookup in progress, as the client that opened it knows it (opaque to operations). */
+/**
+ * A lookup in progress, as the client that opened it knows it (opaque to operations). A client that counts its
+ * lookup's upstream work keeps the tally here (read by the lookup service for the live-results seam and the status).
+ */
 export interface LookupScope {
   readonly deadlineAt: number;
+  /** Upstream requests sent so far: every attempt on every tier (refusals before the wire excluded). */
+  readonly requests?: number;
+  /** Body bytes of the answers passed on to the operation. */
+  readonly bytes?: number;
+  /** The fetch tier of the last answer passed on to the operation; null while none got through. */
+  readonly tier?: FetchTier | null;
 }
 
 export interface RequestContext {

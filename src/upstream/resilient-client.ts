@@ -91,8 +91,15 @@ interface MarketplaceState {
   sessions: Map<FetchTier, Session>;
 }
 
-/** One lookup in progress: it holds one limiter slot and gets one breaker verdict, however many requests it makes. */
+/**
+ * One lookup in progress: it holds one limiter slot and gets one breaker verdict, however many requests it makes. It
+ * also tallies the lookup's upstream work (three fields bumped per attempt; no allocation) for the status.
+ */
 class Scope implements LookupScope {
+  requests = 0;
+  bytes = 0;
+  tier: FetchTier | null = null;
+
   constructor(
     readonly owner: ResilientHttpClient,
     readonly deadlineAt: number,
@@ -312,6 +319,8 @@ export class ResilientHttpClient implements HttpClient {
       budget,
     );
     const a: Attempt = { tier, signal: controller.signal, st, session };
+    // request() made sure ctx.scope is this client's own Scope.
+    const scope = ctx.scope instanceof Scope ? ctx.scope : undefined;
     const t0 = performance.now();
     try {
       const real = new URL(req.url);
@@ -325,10 +334,17 @@ export class ResilientHttpClient implements HttpClient {
       this.judge(st.descriptor, req, res);
       // GOAT notes: warm up again after any 403, even one the operation gets to see.
       if (res.status === 403) session.warmed.delete(real.origin);
-      this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000, Buffer.byteLength(res.body));
+      const bytes = Buffer.byteLength(res.body);
+      if (scope) {
+        scope.requests += 1;
+        scope.bytes += bytes;
+        scope.tier = tier;
+      }
+      this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000, bytes);
       return res;
     } catch (e) {
       const err = this.toError(e, controller.signal, ctx.signal, mp);
+      if (scope) scope.requests += 1;
       this.observe(mp, tier, err.code, (performance.now() - t0) / 1000);
       throw err;
     } finally {
