@@ -4,21 +4,14 @@
  */
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { webhooksCommand } from './alerts/cli.js';
 import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
 import { InvalidKeyOptions } from './keys/key-store.js';
 import { openKeys } from './keys/open-keys.js';
 import { readUsageCounts } from './limits/usage-report.js';
-import { LookupService, parseChecked } from './operations/lookup.js';
-import { getOperation } from './operations/registry.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
-import { trackCommand } from './history/track-cli.js';
-import { buildApp } from './server/app.js';
+import { UsageError } from './usage-error.js';
 import { StoreError, migrateToLatest, migrationStatus, openStore, type Store } from './store/index.js';
-import { createHttpClient } from './upstream/create-client.js';
-import { HarRecorder } from './upstream/har.js';
-import { DoctorUsageError, doctorCommand } from './status/doctor-command.js';
 
 const USAGE = `marketlens — self-hosted product-data API
 
@@ -60,15 +53,15 @@ async function main(args: string[]): Promise<number> {
     case 'lookup':
       return lookup(loadConfig(), rest);
     case 'webhooks':
-      return webhooksCommand(loadConfig(), rest);
+      return (await import('./alerts/cli.js')).webhooksCommand(loadConfig(), rest);
     case 'parse':
       return parse(loadConfig(), rest);
     case 'record':
       return record(loadConfig(), rest);
     case 'doctor':
-      return doctorCommand(loadConfig(), rest);
+      return (await import('./status/doctor-command.js')).doctorCommand(loadConfig(), rest);
     case 'track':
-      return trackCommand(loadConfig(), rest);
+      return (await import('./history/track-cli.js')).trackCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
@@ -83,6 +76,7 @@ async function main(args: string[]): Promise<number> {
 
 async function serve(config: Config): Promise<number> {
   // Opens (and migrates) the database, imports legacy key files once; a bad database stops here with its name.
+  const { buildApp } = await import('./server/app.js');
   const app = await buildApp({ config });
   const keyStore = app.marketlens.keys;
   if (!keyStore.hasUsableKey()) {
@@ -253,7 +247,9 @@ async function db(config: Config, args: string[]): Promise<number> {
   return 2;
 }
 
-function requireOperation(name: string | undefined): Operation {
+/** The operation registry loads every marketplace's parsers: only the commands that run one pay for it. */
+async function requireOperation(name: string | undefined): Promise<Operation> {
+  const { getOperation } = await import('./operations/registry.js');
   const op = name === undefined ? undefined : getOperation(name);
   if (!op) throw new UsageError(`Unknown operation "${name ?? ''}". Operations: ${OPERATION_NAMES.join(', ')}`);
   return op;
@@ -276,8 +272,10 @@ function operationParams(op: Operation, words: string[], partial = false): Recor
 }
 
 async function lookup(config: Config, args: string[]): Promise<number> {
-  const op = requireOperation(args[0]);
+  const op = await requireOperation(args[0]);
   const params = operationParams(op, args.slice(1));
+  const { createHttpClient } = await import('./upstream/create-client.js');
+  const { LookupService } = await import('./operations/lookup.js');
   const http = createHttpClient(config);
   try {
     const result = await new LookupService(config, http).run(op, params, { signal: AbortSignal.timeout(config.deadlineMs) });
@@ -289,8 +287,8 @@ async function lookup(config: Config, args: string[]): Promise<number> {
   }
 }
 
-function parse(_config: Config, args: string[]): number {
-  const op = requireOperation(args[0]);
+async function parse(_config: Config, args: string[]): Promise<number> {
+  const op = await requireOperation(args[0]);
   const files = args.slice(1).filter((a) => !/^[a-z_]+=/.test(a));
   const params = operationParams(
     op,
@@ -300,6 +298,7 @@ function parse(_config: Config, args: string[]): number {
   if (files.length === 0) throw new UsageError(`Usage: marketlens parse ${op.name} FILE… [key=value…]`);
   const saved = files.map((path) => ({ path, text: readFileSync(path, 'utf8') }));
   const bodies = op.bodiesFromFiles(saved, params);
+  const { parseChecked } = await import('./operations/lookup.js');
   const { record, missing } = parseChecked(op, bodies, params);
   console.log(JSON.stringify(record, null, 2));
   if (missing.length > 0) console.error(`Missing parts: ${missing.join(', ')}`);
@@ -323,8 +322,11 @@ async function record(config: Config, args: string[]): Promise<number> {
   const out = outAt === -1 ? undefined : args[outAt + 1];
   if (outAt !== -1 && !out) throw new UsageError('--out needs a file name: --out lookup.har');
   const words = outAt === -1 ? args : [...args.slice(0, outAt), ...args.slice(outAt + 2)];
-  const op = requireOperation(words[0]);
+  const op = await requireOperation(words[0]);
   const params = operationParams(op, words.slice(1));
+  const { HarRecorder } = await import('./upstream/har.js');
+  const { createHttpClient } = await import('./upstream/create-client.js');
+  const { LookupService } = await import('./operations/lookup.js');
   const recorder = new HarRecorder(out ? dirname(resolvePath(out)) : (config.recordDir ?? '.'));
   const http = createHttpClient(config, undefined, { recorder });
   try {
@@ -341,16 +343,15 @@ async function record(config: Config, args: string[]): Promise<number> {
   }
 }
 
-class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof ConfigError || e instanceof UsageError || e instanceof StoreError || e instanceof InvalidKeyOptions || e instanceof DoctorUsageError) console.error(e.message);
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof StoreError || e instanceof InvalidKeyOptions) console.error(e.message);
     else if (e instanceof MarketlensError) console.error(`${e.code}: ${e.message}`);
     else console.error(e);
-    process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions || e instanceof DoctorUsageError ? 2 : 1;
+    process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions ? 2 : 1;
   },
 );

@@ -9,26 +9,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { sharedAvailable, sharedDir } from './support/shared.js';
-import { CLI, TSX, cleanEnv, startServe } from './support/binary.js';
+import { CLI_COMMAND, cleanEnv, runCli, startServe } from './support/binary.js';
 import { productSchema } from '../src/marketplaces/sportswear/schema.js';
 
 const env = (extra: Record<string, string>) => cleanEnv({ MARKETLENS_LOG_LEVEL: 'warn', ...extra });
 const serve = (extra: Record<string, string>) => startServe({ MARKETLENS_LOG_LEVEL: 'info', ...extra });
 
 function run(args: string[], extra: Record<string, string> = {}) {
-  const r = spawnSync(TSX, [CLI, ...args], { env: env(extra), encoding: 'utf8', timeout: 60_000, cwd: tmpdir() });
+  const [cmd, argv] = CLI_COMMAND(args);
+  const r = spawnSync(cmd, argv, { env: env(extra), encoding: 'utf8', timeout: 60_000, cwd: tmpdir() });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Like run, but without blocking this process (needed when the fake upstream lives in this process). */
-function runAsync(args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, [CLI, ...args], { env: env(extra), cwd: tmpdir() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr })));
-}
+const runAsync = (args: string[], extra: Record<string, string> = {}) => runCli(args, { MARKETLENS_LOG_LEVEL: 'warn', ...extra });
 
 async function freePort(): Promise<number> {
   const srv = createServer();

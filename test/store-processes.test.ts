@@ -11,25 +11,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../src/keys/key-store.js';
 import { readUsageCounts } from '../src/limits/usage-report.js';
 import { openStore } from '../src/store/index.js';
-import { CLI, TSX, cleanEnv, startServe, type Served } from './support/binary.js';
+import { runCli as runCliAs, startServe, type Ran, type Served } from './support/binary.js';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** When the process exited (ms since epoch). */
-  endedAt: number;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<Ran> {
-  const child = spawn(TSX, [CLI, ...args], { env: cleanEnv({ MARKETLENS_LOG_LEVEL: 'warn', ...env }), cwd: tmpdir() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr, endedAt: Date.now() })));
-}
+const runCli = (args: string[], env: Record<string, string>) => runCliAs(args, { MARKETLENS_LOG_LEVEL: 'warn', ...env });
 
 const servers: Served[] = [];
 const databases: TestDatabase[] = [];

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, TSX, cleanEnv, type Served } from './support/binary.js';
+import { runCli, startServe, type Served } from './support/binary.js';
 import { closedPort } from './support/ports.js';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
@@ -15,37 +15,9 @@ import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 const KEY = 'ml_webhook_binary_test_key_0123456789ab';
 const LOCAL = { MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true', MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true', MARKETLENS_LOG_LEVEL: 'warn' };
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, [CLI, ...args], { env: cleanEnv(env), cwd: tmpdir() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr })));
-}
+const run = runCli;
 
-const TSX_LOADER = pathToFileURL(join(TSX, '../../tsx/dist/loader.mjs')).href;
-
-/**
- * `marketlens serve` as one node process (tsx as a loader, not tsx's wrapper process), so SIGKILL kills the server
- * itself rather than leaving it orphaned.
- */
-async function serveDirect(env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], { env: cleanEnv(env), cwd: tmpdir() });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/Server listening/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      throw new Error(`serve did not start:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, out: () => out, exited };
-}
+const serveDirect = startServe;
 
 describe.each(ENGINES)('webhooks with the real binary on %s', (engine) => {
   const cleanups: (() => Promise<unknown>)[] = [];

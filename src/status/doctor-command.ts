@@ -1,4 +1,5 @@
 /** `marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]`: argument parsing and output. */
+import { UsageError } from '../usage-error.js';
 import { FETCH_TIERS, type Config, type FetchTier } from '../config.js';
 import { OPERATION_NAMES, type OperationName } from '../operations/types.js';
 import { formatDoctorTable, runDoctor, type DoctorOptions } from './doctor.js';
@@ -6,7 +7,7 @@ import { formatDoctorTable, runDoctor, type DoctorOptions } from './doctor.js';
 export const DOCTOR_USAGE =
   'marketlens doctor [operation…] [operation.param=value…] [--tier direct|proxy|unblocker|browser] [--json]';
 
-export class DoctorUsageError extends Error {}
+export class DoctorUsageError extends UsageError {}
 
 export function parseDoctorArgs(args: string[]): { json: boolean; options: DoctorOptions } {
   const options: DoctorOptions = {};

@@ -16,6 +16,28 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...clean, ...extra };
 }
 
+/** `marketlens` with these arguments: one plain `node` process with tsx's loader (not tsx's wrapper and its child). */
+export const CLI_COMMAND = (args: string[]): [string, string[]] => [process.execPath, ['--import', TSX_LOADER, CLI, ...args]];
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** When the process exited (ms since epoch). */
+  endedAt: number;
+}
+
+/** Runs one CLI command to its end without blocking this process (fake upstreams may live in it). */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const [cmd, argv] = CLI_COMMAND(args);
+  const child = spawn(cmd, argv, { env: cleanEnv(env), cwd: tmpdir() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += String(d)));
+  child.stderr!.on('data', (d) => (stderr += String(d)));
+  return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr, endedAt: Date.now() })));
+}
+
 export interface Served {
   child: ChildProcess;
   /** Everything it printed so far (stdout and stderr). */
@@ -30,14 +52,18 @@ export interface Served {
  * would then see tsx's kill, not marketlens's shutdown.
  */
 export async function startServe(env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI, 'serve'], { env: cleanEnv(env), cwd: tmpdir() });
+  const [cmd, argv] = CLI_COMMAND(['serve']);
+  const child = spawn(cmd, argv, { env: cleanEnv(env), cwd: tmpdir() });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const deadline = Date.now() + 30_000;
   while (!/Server listening/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${out}`);
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`serve did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { child, out: () => out, exited };
