@@ -3,16 +3,16 @@
  * for page_size=60 is a format change, 502 upstream_changed), and multi-MB pages are parsed in worker threads so
  * /healthz stays fast while several of them parse at once.
  */
-import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
 const SEARCH = '/api/v1/scraper/watchmarket/search';
-const PAGE = readFileSync(new URL('./fixtures/watchmarket/search-2026-page1.html', import.meta.url), 'utf8');
+const PAGE = readFixture('watchmarket/search-2026-page1.html');
 
 /** The fixture page with its 4 cards replaced by `cards` copies of the first (distinct ids), padded to `bytes`. */
 function bigPage(cards: number, bytes: number): string {

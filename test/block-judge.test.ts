@@ -4,7 +4,6 @@
  * path as a 403 one: a new session (fresh cookie jar, warm-up again), retries within the deadline, the next tier
  * (browser included), and the circuit breaker. Chrono24 (Cloudflare), StockX (PerimeterX) and Best Buy (Akamai).
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
@@ -13,8 +12,9 @@ import { createHttpClient } from '../src/upstream/create-client.js';
 import { auth, testApp, testConfig } from './support/app.js';
 import { FakeUpstream, type FakeHandler, type LoggedRequest } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
-const read = (path: string) => readFileSync(new URL(`./fixtures/${path}`, import.meta.url), 'utf8');
+const read = (path: string) => readFixture(`${path}`);
 const SLUG = 'marketlens-runner-1-harbor-blue';
 const SKU = '6500001';
 const PX_PAGE =

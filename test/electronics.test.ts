@@ -3,7 +3,6 @@
  * of SKU-less canonical URLs, sources fetched in parallel, partial answers with X-Missing-Parts, total failure, not
  * found, Akamai blocks, the SSRF rules on `query`, the alias path, and the optional official Products API.
  */
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { SPEC, fieldProblems } from './fixtures/electronics/spec-fields.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream, type FakeHandler } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
 const PRODUCT = '/api/v1/scraper/electronics/product';
 const ALIAS = '/api/v1/scraper/bestbuy/product';
@@ -20,7 +20,7 @@ const PRICEVIEW = '/priceview/query/sku';
 const REVIEWS = '/ugc/v2/reviews';
 const SKU = '6500001';
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/electronics/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`electronics/${name}`);
 /** A fixture rewritten for another SKU, so each test has its own cache entry. */
 const forSku = (name: string, sku: string) => fixture(name).replaceAll(SKU, sku);
 const AKAMAI = fixture('akamai-access-denied.html');

@@ -3,19 +3,19 @@
  * product must not be made of all-null records. A source of the wrong shape is a failed part, named in
  * X-Missing-Parts; with nothing usable left the answer is 502 upstream_changed.
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
 const PRODUCT = '/api/v1/scraper/electronics/product';
 const FIXTURE_SKU = '6500001';
 /** An unrelated JSON array of 9 entries, as the adversarial run's origin answered to every source. */
 const FOREIGN = JSON.stringify(Array.from({ length: 9 }, (_, i) => ({ userId: i, completed: i % 2 === 0, slug: `item-${i}` })));
 const fixture = (name: string, sku: string) =>
-  readFileSync(new URL(`./fixtures/electronics/${name}`, import.meta.url), 'utf8').replaceAll(FIXTURE_SKU, sku);
+  readFixture(`electronics/${name}`).replaceAll(FIXTURE_SKU, sku);
 
 describe('electronics with foreign data', () => {
   const bby = new FakeUpstream();
@@ -74,7 +74,7 @@ describe('electronics with foreign data', () => {
 describe('resale-a product with foreign market data', () => {
   const stockx = new FakeUpstream();
   let app: FastifyInstance;
-  const page = readFileSync(new URL('./fixtures/resale-a/product-page.html', import.meta.url), 'utf8');
+  const page = readFixture('resale-a/product-page.html');
 
   beforeAll(async () => {
     await stockx.start();

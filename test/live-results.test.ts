@@ -3,7 +3,6 @@
  * hit), a LiveFailure after a failed one, canonical parameters shared by every spelling of one product (a GOAT URL
  * and its slug → one cache entry, one upstream fetch), and a bad `query` refused before any upstream request.
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LiveFailure, LiveResult } from '../src/operations/live-results.js';
@@ -11,9 +10,10 @@ import { wrapAsNextDataPage } from '../src/util/next-data.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
 const template = JSON.parse(
-  readFileSync(new URL('./fixtures/resale-b/product-template.json', import.meta.url), 'utf8'),
+  readFixture('resale-b/product-template.json'),
 );
 const SLUG = template.slug as string;
 const page = wrapAsNextDataPage({
@@ -22,7 +22,7 @@ const page = wrapAsNextDataPage({
   query: { slug: SLUG },
   buildId: 'fixture-build',
 });
-const buyBar = readFileSync(new URL('./fixtures/resale-b/buy-bar-data.json', import.meta.url), 'utf8');
+const buyBar = readFixture('resale-b/buy-bar-data.json');
 
 describe('live results and lookup identity', () => {
   const goat = new FakeUpstream();

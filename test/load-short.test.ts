@@ -5,7 +5,6 @@
  * and that memory stays bounded: after a warm-up round, a second round must not grow the heap (after GC, past the
  * lookups' deadlines) by more than the byte-bounded cache plus a small allowance per request.
  */
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyHistogram, mixClasses, mixProblems, mixRequests, type MixClass } from '../bench/load-mix.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
+import { readFixture } from './support/fixtures.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -47,7 +47,7 @@ describe('short load: 50 connections over cached, uncached, invalid and rate-lim
   beforeAll(async () => {
     await goat.start();
     goat.serve('/', '<!DOCTYPE html><html><head><title>GOAT</title></head><body></body></html>');
-    goat.serve('/web-api/v1/product_variants/buy_bar_data', readFileSync(new URL('./fixtures/resale-b/buy-bar-data.json', import.meta.url), 'utf8'), {
+    goat.serve('/web-api/v1/product_variants/buy_bar_data', readFixture('resale-b/buy-bar-data.json'), {
       type: 'application/json',
     });
     // The request log would grow with every live fetch and count as the service's memory.

@@ -2,14 +2,14 @@
  * The politeness limiter and the circuit breaker count lookups, not requests: a Best Buy lookup fetches four sources
  * at once yet takes one concurrency slot, and a lookup whose every source fails is one failure for the breaker.
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
-const read = (name: string) => readFileSync(new URL(`./fixtures/electronics/${name}`, import.meta.url), 'utf8');
+const read = (name: string) => readFixture(`electronics/${name}`);
 const SKU = '6500001';
 const SOURCES = ['/site/6500001.p', '/pricing/v1/price/item', '/priceview/query/sku', '/ugc/v2/reviews'];
 

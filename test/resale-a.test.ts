@@ -2,7 +2,6 @@
  * resale-a (StockX) over HTTP against a fake StockX: search (GraphQL Browse), product (page + GetMarketData),
  * locale parameters reaching upstream, and the error mapping (not found, blocked, changed, foreign hosts).
  */
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,8 +9,9 @@ import { productProblems, searchHitProblems } from './fixtures/resale-a/spec-fie
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream, type LoggedRequest } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/resale-a/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`resale-a/${name}`);
 const SEARCH = '/api/v1/scraper/resale-a/search';
 const PRODUCT = '/api/v1/scraper/resale-a/product';
 const GRAPHQL = '/api/p/e';

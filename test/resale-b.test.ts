@@ -2,19 +2,19 @@
  * resale-b (GOAT) over HTTP against a fake GOAT: prices (spec 4.3) with country mapping and upstream failures, and
  * product details (spec 4.4) from URL or slug input, with the SSRF rules on `query`.
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { wrapAsNextDataPage } from '../src/util/next-data.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
 const PRICES = '/api/v1/scraper/resale-b/prices';
 const PRODUCT = '/api/v1/scraper/resale-b/product';
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/resale-b/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`resale-b/${name}`);
 const buyBar = JSON.parse(fixture('buy-bar-data.json'));
 const template = JSON.parse(fixture('product-template.json'));
 const SLUG = template.slug as string;

@@ -2,7 +2,6 @@
  * sportswear.product (Nike) over HTTP against a fake www.nike.com serving the CONSTRUCTED fixture pages
  * (test/fixtures/sportswear/README.md).
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { productSchema } from '../src/marketplaces/sportswear/schema.js';
@@ -10,11 +9,12 @@ import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
 import { readCapture, sharedAvailable } from './support/shared.js';
+import { readFixture } from './support/fixtures.js';
 
 const ROUTE = '/api/v1/scraper/sportswear/product';
 const ALIAS = '/api/v1/scraper/nike/product';
-const US_PAGE = readFileSync(new URL('./fixtures/sportswear/constructed-product-page-us.html', import.meta.url), 'utf8');
-const FR_PAGE = readFileSync(new URL('./fixtures/sportswear/constructed-product-page-fr.html', import.meta.url), 'utf8');
+const US_PAGE = readFixture('sportswear/constructed-product-page-us.html');
+const FR_PAGE = readFixture('sportswear/constructed-product-page-fr.html');
 const US_PATH = '/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100';
 const FR_PATH = '/fr/t/chaussure-air-force-1-07-pour-WrLlWX/CW2288-111';
 
@@ -195,7 +195,7 @@ describe('sportswear.product over HTTP', () => {
 describe.skipIf(!sharedAvailable)('blocked product page → product_feed/threads/v3 fallback', () => {
   const nike = new FakeUpstream();
   let app: FastifyInstance;
-  const AKAMAI = readFileSync(new URL('./fixtures/electronics/akamai-access-denied.html', import.meta.url), 'utf8');
+  const AKAMAI = readFixture('electronics/akamai-access-denied.html');
   const FEED_PATH = '/product_feed/threads/v3/';
   const GB_FEED = sharedAvailable ? readCapture('nike/product-feed-threads-v3_gb_2026-04-17.json') : '{}';
   const PAGE = '/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-001';

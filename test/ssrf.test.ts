@@ -6,7 +6,6 @@
  * redirects, from a forward proxy that every wire request (each hop) goes through: zero requests may leave the
  * marketplace's allowlist.
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MARKETPLACE_INFO, type Marketplace } from '../src/marketplaces/catalog.js';
@@ -17,6 +16,7 @@ import { auth, testConfig } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { LocalProxy } from './support/local-proxy.js';
 import { RecordingHttpClient } from './support/recording-client.js';
+import { readFixture } from './support/fixtures.js';
 
 /** The operations whose `query` takes a URL, with a real host and a product path of their marketplace. */
 const URL_OPERATIONS: Array<{ name: OperationName; host: string; path: string }> = [
@@ -115,7 +115,7 @@ function corpus(host: string, path: string, internal: number): string[] {
   ];
 }
 
-const STOCKX_SEARCH = readFileSync(new URL('./fixtures/resale-a/search-response.json', import.meta.url), 'utf8');
+const STOCKX_SEARCH = readFixture('resale-a/search-response.json');
 
 type Res = { statusCode: number; headers: Record<string, unknown>; body: string };
 

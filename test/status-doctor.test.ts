@@ -3,7 +3,6 @@
  * that (result and code, tier, upstream requests, bytes, schema validity), and the binary's exit code and --json agree.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDoctor, formatDoctorTable, DOCTOR_DEFAULTS } from '../src/status/doctor.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
@@ -13,9 +12,10 @@ import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fi
 import { chromiumAvailable, chromiumPath } from './support/chromium.js';
 import { LocalProxy } from './support/local-proxy.js';
 import { CLOUDFLARE_CHALLENGE, PERIMETERX_BLOCK } from './support/upstream-fixtures.js';
+import { readFixture } from './support/fixtures.js';
 
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
-const BUY_BAR_BODY = readFileSync(new URL('./fixtures/resale-b/buy-bar-data.json', import.meta.url), 'utf8');
+const BUY_BAR_BODY = readFixture('resale-b/buy-bar-data.json');
 
 type Mode = 'ok' | 'block' | 'hang' | 'changed';
 

@@ -2,14 +2,14 @@
  * watchmarket (Chrono24) over HTTP: spec 4.5 search against a fake Chrono24 serving pages with the real 2026
  * structure (test/fixtures/watchmarket), and the spec 4.1 finder (no upstream at all).
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { auth, testApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
+import { readFixture } from './support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/watchmarket/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`watchmarket/${name}`);
 const SEARCH = '/api/v1/scraper/watchmarket/search';
 const FINDER = '/api/v2/finder/watchmarket-search';
 

@@ -3,14 +3,14 @@
  * (the slug, SKU or style-colour of the request written into the fixture), or 404 when no fixture fits. For tests
  * that send arbitrary parameters and need every accepted lookup to be answerable (fuzzing).
  */
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { MARKETPLACE_INFO, MARKETPLACES, type Marketplace } from '../../src/marketplaces/catalog.js';
 import { skuFromUrl } from '../../src/marketplaces/electronics/sku.js';
 import { wrapAsNextDataPage } from '../../src/util/next-data.js';
 import { FakeUpstream, type LoggedRequest } from './fake-upstream.js';
+import { readFixture } from './fixtures.js';
 
-const fixture = (rel: string) => readFileSync(new URL(`../fixtures/${rel}`, import.meta.url), 'utf8');
+const fixture = (rel: string) => readFixture(`${rel}`);
 /** Replaces every occurrence without `$` patterns (a plain split/join). */
 const swap = (text: string, from: string, to: string) => text.split(from).join(to);
 

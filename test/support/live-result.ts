@@ -2,12 +2,12 @@
  * A `LiveResult` as the lookup service emits it, built from saved upstream files through the operation's own
  * `bodiesFromFiles` → `parse` → record check (the `marketlens parse` path), for tests of what observes lookups.
  */
-import { readFileSync } from 'node:fs';
 import type { LiveResult, LookupIdentity } from '../../src/operations/live-results.js';
 import { parseAndCheck } from '../../src/operations/lookup.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import type { OperationName } from '../../src/operations/types.js';
 import { readCapture } from './shared.js';
+import { readFixture } from './fixtures.js';
 
 export function liveResultFrom(
   operation: OperationName,
@@ -18,7 +18,7 @@ export function liveResultFrom(
   const saved = files.map((f) =>
     'capture' in f
       ? { path: f.capture, text: readCapture(f.capture) }
-      : { path: f.fixture, text: readFileSync(new URL(`../fixtures/${f.fixture}`, import.meta.url), 'utf8') },
+      : { path: f.fixture, text: readFixture(`${f.fixture}`) },
   );
   const params = opts.params ?? {};
   const record = parseAndCheck(op, op.bodiesFromFiles(saved, params as never), params as never);

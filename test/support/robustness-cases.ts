@@ -2,7 +2,7 @@
  * The inputs of the parser-robustness suite: for every operation, every repo fixture and real capture its own tests
  * parse, as the bodies `parse` takes (built the way those tests build them) and the parameters they use.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import type { ErrorCode } from '../../src/errors.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import type { Operation, OperationName, SavedFile } from '../../src/operations/types.js';
@@ -10,6 +10,7 @@ import { FINDER_CATALOG } from '../../src/marketplaces/watchmarket/finder-catalo
 import { wrapAsNextDataPage } from '../../src/util/next-data.js';
 import type { Reported } from './robustness.js';
 import { readCapture, sharedAvailable, sharedDir } from './shared.js';
+import { readFixture } from './fixtures.js';
 
 export interface RobustnessCase {
   op: Operation;
@@ -58,7 +59,7 @@ export const DERIVED: Partial<Record<OperationName, RegExp[]>> = {
   'electronics.product': [/^\.reviews\.photos\./],
 };
 
-const fixture = (rel: string): string => readFileSync(new URL(`../fixtures/${rel}`, import.meta.url), 'utf8');
+const fixture = (rel: string): string => readFixture(`${rel}`);
 
 function fromFiles(op: Operation, files: string[], params: Record<string, unknown>): () => unknown {
   return () => {

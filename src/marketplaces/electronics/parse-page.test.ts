@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { balancedEnd, readJsString } from './json-scan.js';
 import { extractPageData, skuFromPage } from './parse-page.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/electronics/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`electronics/${name}`);
 
 describe('extractPageData', () => {
   it('≤ 2024: component JSON scripts', () => {

@@ -1,5 +1,4 @@
 /** electronics.product parse on our own fixtures (real structure, our values): every generation, every source. */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../errors.js';
 import { parseAndCheck } from '../../operations/lookup.js';
@@ -8,8 +7,9 @@ import { assemble } from './assemble.js';
 import type { ElectronicsBodies } from './bodies.js';
 import { electronicsProduct } from './product.js';
 import { electronicsProductSchema, type ElectronicsProduct } from './schema.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/electronics/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`electronics/${name}`);
 
 function parse(bodies: Omit<ElectronicsBodies, 'errors'> & { errors?: ElectronicsBodies['errors'] }): ElectronicsProduct {
   const b = { errors: {}, ...bodies } as ElectronicsBodies;

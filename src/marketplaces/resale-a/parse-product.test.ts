@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../errors.js';
 import { parseAndCheck } from '../../operations/lookup.js';
@@ -9,8 +8,9 @@ import { parseMarketData, toMarket } from './parse-market.js';
 import { parseProduct, slugOfPageUrl, type ProductBodies } from './parse-product.js';
 import { productBodiesFromFiles, resaleAProduct } from './product.js';
 import { productSchema } from './schema.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/resale-a/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`resale-a/${name}`);
 const SLUG = 'marketlens-runner-1-harbor-blue';
 const PAGE_URL = `https://stockx.com/${SLUG}`;
 const V1 = '11111111-2222-4333-8444-555555555501';
@@ -134,7 +134,7 @@ describe('parseProduct on fixtures', () => {
   });
 
   it('reads the older script[data-name=query] embedding', () => {
-    const json = readFileSync(new URL('../../../test/fixtures/resale-a/product-page.html', import.meta.url), 'utf8')
+    const json = readFixture('resale-a/product-page.html')
       .split('type="application/json">')[1]!
       .split('</script>')[0]!;
     const html = `<html><body><script data-name="query">window.__REACT_QUERY_STATE__ = ${json};</script></body></html>`;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../errors.js';
 import { parseAndCheck } from '../../operations/lookup.js';
@@ -8,8 +7,9 @@ import { readCapture, sharedAvailable } from '../../../test/support/shared.js';
 import { parseSearch } from './parse-search.js';
 import { searchRecordSchema, type SearchHit } from './schema.js';
 import { resaleASearch } from './search.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/resale-a/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`resale-a/${name}`);
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -1,11 +1,11 @@
 /** resale-b.prices parser: GOAT's buy_bar_data array is the spec §2.3 record, key for key. */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readCapture, sharedAvailable } from '../../../test/support/shared.js';
 import { parseBuyBarData } from './parse.js';
 import { pricesRecordSchema } from './schema.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixtureText = readFileSync(new URL('../../../test/fixtures/resale-b/buy-bar-data.json', import.meta.url), 'utf8');
+const fixtureText = readFixture('resale-b/buy-bar-data.json');
 const SPEC_2_3_KEYS = ['sizeOption', 'stockStatus', 'boxCondition', 'shoeCondition', 'lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents'];
 
 function expectSpecEntries(entries: unknown[], raw: any[]): void {

@@ -4,7 +4,7 @@
  * each field of spec §2.4 checked by name and type.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,9 +18,10 @@ import { isNotFoundPage, parseProductBody } from './parse.js';
 import { resaleBProduct, resolveProductQuery } from './product.js';
 import { PRODUCT_EXAMPLE } from './product-example.js';
 import { PRODUCT_KEY_RENAMES, productRecordSchema } from './schema.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
 const fixture = (): Record<string, any> =>
-  JSON.parse(readFileSync(new URL('../../../test/fixtures/resale-b/product-template.json', import.meta.url), 'utf8'));
+  JSON.parse(readFixture('resale-b/product-template.json'));
 
 /** A product page as GOAT's Next.js app serves it. */
 function productPage(template: unknown, section = 'sneakers'): string {

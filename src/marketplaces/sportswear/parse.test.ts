@@ -3,7 +3,6 @@
  * material in ../shared/upstream-samples/nike/. Every spec §2.7 field is checked by name and type against lists
  * written from the spec text, independently of the record schema.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readCapture, sharedAvailable } from '../../../test/support/shared.js';
 import { MarketlensError } from '../../errors.js';
@@ -14,8 +13,9 @@ import { parseProductPage } from './parse.js';
 import { nullPaths } from './record-parts.js';
 import { sportswearProduct } from './product.js';
 import { productSchema } from './schema.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/sportswear/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`sportswear/${name}`);
 const US_PAGE = fixture('constructed-product-page-us.html');
 const FR_PAGE = fixture('constructed-product-page-fr.html');
 

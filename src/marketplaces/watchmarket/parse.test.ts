@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../errors.js';
 import { readCapture, sharedAvailable } from '../../../test/support/shared.js';
 import { pagedCanonicalUrl, parseSearchPage, priceStats, statedPage } from './parse.js';
 import { parseLocaleNumber, parsePriceText } from './price-text.js';
 import { listingSchema, searchResultSchema, type SearchResult } from './schema.js';
+import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/watchmarket/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFixture(`watchmarket/${name}`);
 
 /** Spec §2.5, field by field: name → the JSON type(s) the spec gives (null where upstream can lack a value). */
 const LISTING_FIELDS: Record<string, string[]> = {
