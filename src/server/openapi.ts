@@ -129,8 +129,9 @@ function requestOrigin(req: FastifyRequest): string {
  */
 export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
-    for (const operation of Object.values<Record<string, any>>(item)) {
-      if (operation.requestBody) operation.requestBody.required = false;
+    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+      // Only on GET: the bodies of POST and PATCH (webhooks, tracked products) stay as required as their schemas say.
+      if (method === 'get' && operation.requestBody) operation.requestBody.required = false;
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
         const json = response.content?.['application/json'];
         if (Number(status) >= 400 && json) response.content = { 'application/problem+json': json };
