@@ -56,9 +56,15 @@ describe('a client generated from /openapi.json', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('calls every documented operation (the client file covers each path)', () => {
-    const called = new Set([...readFileSync(CLIENT, 'utf8').matchAll(/c\.GET\('([^']+)'/g)].map((m) => m[1]));
-    expect([...called].sort()).toEqual(Object.keys(doc.paths).sort());
+  it('calls every documented operation (the client file covers each path and method)', () => {
+    const called = new Set([...readFileSync(CLIENT, 'utf8').matchAll(/c\.(GET|POST|PUT|PATCH|DELETE)\('([^']+)'/g)].map((m) => `${m[1]} ${m[2]}`));
+    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(new Set(documented.map((o) => o.split(' ')[1]))).toEqual(new Set(Object.keys(doc.paths)));
+    expect([...called].sort()).toEqual(documented.sort());
   });
 
   it('type-checks with tsc: parameters, enums, answers and errors typed, the finder without a body or cast', async () => {

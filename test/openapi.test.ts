@@ -45,13 +45,21 @@ describe('/openapi.json', () => {
   });
 
   it('documents every error as application/problem+json with the Problem schema', () => {
+    let errors = 0;
     for (const [path, item] of Object.entries<any>(doc.paths)) {
-      for (const [status, response] of Object.entries<any>(item.get.responses)) {
-        if (Number(status) < 400) continue;
-        expect(Object.keys(response.content), `${path} ${status}`).toEqual(['application/problem+json']);
-        expect(JSON.stringify(response.content['application/problem+json'].schema)).toContain('#/components/schemas/Problem');
+      const methods = Object.keys(item).filter((m) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(m));
+      expect(methods.length, path).toBeGreaterThan(0);
+      for (const method of methods) {
+        for (const [status, response] of Object.entries<any>(item[method].responses)) {
+          if (Number(status) < 400) continue;
+          errors++;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          expect(Object.keys(response.content ?? {}), where).toEqual(['application/problem+json']);
+          expect(JSON.stringify(response.content['application/problem+json'].schema), where).toContain('#/components/schemas/Problem');
+        }
       }
     }
+    expect(errors).toBeGreaterThan(0);
   });
 
   it('marks the finder\'s JSON body optional (a generated client may send the query string alone)', () => {

@@ -10,7 +10,7 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { Config } from '../config.js';
 import { invalidParam, MarketlensError } from '../errors.js';
 import { getOperation } from '../operations/registry.js';
-import { problemSchema } from '../server/openapi.js';
+import { problemResponses } from '../server/openapi.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import { addJob, createScheduler, getJob, removeJob, type Scheduler } from '../schedule/index.js';
 import { openStore, type Store } from '../store/index.js';
@@ -77,7 +77,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
         description: dbDescription(name),
         security: [{ apiKey: [] }],
         querystring: dbQuerySchema,
-        response: { 200: envelopeSchema(name), 400: problemSchema, 401: problemSchema },
+        response: { 200: envelopeSchema(name), ...problemResponses([400, 401, 403]) },
       },
       handler: async (req, reply) => {
         const q = parseNestedQuery(rawQuery(req));
@@ -99,7 +99,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       description: TRACK_DESCRIPTION,
       security: [{ apiKey: [] }],
       body: trackBodySchema,
-      response: { 201: trackedSchema, 400: problemSchema, 401: problemSchema },
+      response: { 201: trackedSchema, ...problemResponses([400, 401, 403]) },
     },
     handler: async (req, reply) => {
       const { payload, intervalMs } = parseTrackRequest(req.body, req.apiKey?.id ?? null);
@@ -118,7 +118,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       description: 'Stops the refetches of a tracked product (its recorded history stays). Only the key that tracked it may stop it.',
       security: [{ apiKey: [] }],
       params: z.object({ id: z.string().max(100) }),
-      response: { 204: z.null().describe('Stopped'), 401: problemSchema, 404: problemSchema },
+      response: { 204: z.null().describe('Stopped'), ...problemResponses([400, 401, 403, 404]) },
     },
     handler: async (req, reply) => {
       const { id } = req.params as { id: string };
@@ -142,7 +142,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       description: HISTORY_DESCRIPTION,
       security: [{ apiKey: [] }],
       querystring: historyQuerySchema,
-      response: { 200: historyResponseSchema, 400: problemSchema, 401: problemSchema },
+      response: { 200: historyResponseSchema, ...problemResponses([400, 401, 403]) },
     },
     handler: async (req, reply) => {
       const h = historyParams(req.query as Record<string, unknown>);
@@ -291,6 +291,10 @@ function dbDescription(name: CollectionName): string {
 const historyQuerySchema = z.looseObject({
   operation: z.enum(RECORDED_OPERATIONS as [string, ...string[]]).describe('The lookup whose prices to show'),
   query: z.string().optional().describe('The lookup\'s `query`; every other parameter of that lookup (e.g. `country`) is accepted too'),
+  // The product and price lookups' other parameters, named so that generated clients can send them.
+  country: z.string().optional().describe('The lookup\'s `country` (resale-a.product, resale-b.prices, sportswear.product, watchmarket.search)'),
+  currency: z.string().optional().describe('The lookup\'s `currency` (resale-a.product, watchmarket.search)'),
+  language: z.string().optional().describe('The lookup\'s `language` (resale-a.product, watchmarket.search)'),
   size: z.string().optional().describe('Only this size'),
   kind: z.enum(PRICE_KINDS).optional().describe('Only this price kind'),
   from: z.string().optional().describe('Start (ISO 8601); default 30 days before `to`'),

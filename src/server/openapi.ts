@@ -8,7 +8,6 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
-import type { Operation } from '../operations/types.js';
 
 /** The OpenAPI tag of the extensions beyond the spec's eight lookups (CONTRACT §8). */
 export const BEYOND_SPEC_TAG = 'Beyond the spec';
@@ -47,8 +46,14 @@ const ERROR_TABLE = Object.entries(ERROR_CODES)
   .map(([code, v]) => `| ${v.status} | \`${code}\` | ${v.title} |`)
   .join('\n');
 
-/** Error responses every operation can give, documented with the codes behind each status. */
-export function problemResponses(_op: Operation): Record<number, z.ZodType> {
+/** The error statuses a lookup operation can answer. */
+export const LOOKUP_ERROR_STATUSES = [400, 401, 403, 404, 429, 501, 502, 503, 504] as const;
+
+/**
+ * Error responses of a route, each the Problem document described with the codes behind its status: by default
+ * every status a lookup can give; other routes (history, webhooks, status…) name the statuses they answer.
+ */
+export function problemResponses(statuses: readonly number[] = LOOKUP_ERROR_STATUSES): Record<number, z.ZodType> {
   const by = (status: number) =>
     problemSchema.describe(
       Object.entries(ERROR_CODES)
@@ -56,7 +61,7 @@ export function problemResponses(_op: Operation): Record<number, z.ZodType> {
         .map(([code]) => code)
         .join(', '),
     );
-  return Object.fromEntries([400, 401, 403, 404, 429, 501, 502, 503, 504].map((s) => [s, by(s)]));
+  return Object.fromEntries(statuses.map((s) => [s, by(s)]));
 }
 
 export async function registerOpenApi(app: FastifyInstance, version: string, publicUrl?: string): Promise<void> {
@@ -124,8 +129,9 @@ function requestOrigin(req: FastifyRequest): string {
  */
 export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
-    for (const operation of Object.values<Record<string, any>>(item)) {
-      if (operation.requestBody) operation.requestBody.required = false;
+    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+      // Only on GET: the bodies of POST and PATCH (webhooks, tracked products) stay as required as their schemas say.
+      if (method === 'get' && operation.requestBody) operation.requestBody.required = false;
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
         const json = response.content?.['application/json'];
         if (Number(status) >= 400 && json) response.content = { 'application/problem+json': json };

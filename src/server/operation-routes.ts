@@ -8,7 +8,7 @@ import { invalidParam } from '../errors.js';
 import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
 import type { LookupResult, LookupService } from '../operations/lookup.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
-import type { AnyOperation, Operation } from '../operations/types.js';
+import type { AnyOperation } from '../operations/types.js';
 import { BEYOND_SPEC_TAG, problemResponses } from './openapi.js';
 import { zodToInvalidParameter } from './problem.js';
 
@@ -105,7 +105,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
           ...(body ? { body } : {}),
           response: {
             200: okSchema(op),
-            ...problemResponses(op as Operation),
+            ...problemResponses(),
           },
         },
         handler,

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedisConnection } from '../cache/redis-connection.js';
 import type { LiveResults } from '../operations/live-results.js';
 import type { HttpClient } from '../upstream/http-client.js';
+import { problemResponses } from '../server/openapi.js';
 import type { LookupService } from '../operations/lookup.js';
 import { StatusAggregator } from './aggregator.js';
 import { registerCanaries } from './canaries.js';
@@ -68,7 +69,8 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
         'and their sum; otherwise this instance\'s. Needs a key unless MARKETLENS_METRICS_PUBLIC=true. ' +
         'The same as a page: `GET /status`.',
       security: deps.authenticate ? [{ apiKey: [] }] : [],
-      response: { 200: statusResponseSchema },
+      // 400: a malformed request (any route); with a key check, its 401 and 403 too.
+      response: { 200: statusResponseSchema, ...problemResponses(deps.authenticate ? [400, 401, 403] : [400]) },
     },
     handler: async () => gather(),
   });

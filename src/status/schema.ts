@@ -1,6 +1,6 @@
 /** The OpenAPI (zod) shape of GET /api/v1/status; the same object the route serialises. */
 import { z } from 'zod';
-import { FETCH_TIERS } from '../config.js';
+import { FETCH_TIERS, type FetchTier } from '../config.js';
 
 const rate = z.number().min(0).max(1).nullable();
 
@@ -20,7 +20,11 @@ const upstreamFigures = z.object({
   bytes_per_live_lookup: z.number().nullable(),
   p50_ms: z.number().nullable().describe('Upstream request latency, median: upper bound of its 25 %-wide bucket'),
   p95_ms: z.number().nullable(),
-  tiers: z.record(z.enum(FETCH_TIERS), z.number().int()).describe('Upstream answers per fetch tier that got them'),
+  // Every tier is always present (0 when unused): an object with one key per tier, not a record keyed by an enum,
+  // whose JSON Schema would list `required` keys without defining them.
+  tiers: z
+    .object(Object.fromEntries(FETCH_TIERS.map((t) => [t, z.number().int()])) as Record<FetchTier, z.ZodNumber>)
+    .describe('Upstream answers per fetch tier that got them'),
 });
 
 const operationUpstream = z
