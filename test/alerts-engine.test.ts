@@ -168,6 +168,26 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     ]);
   });
 
+  it.skipIf(!engineAvailable(engineName))('marketplace.changed: a success observed before the failure, handed in after it, does not re-arm it', async () => {
+    const { receiver, engine, subscribe } = await setup();
+    await subscribe(['marketplace.changed']);
+    const changed = new MarketlensError('upstream_changed', 'resale-b: buy_bar_data entry 0: sizeOption required');
+    const fail = (at: number) => engine.handleFailure({ operation: 'resale-b.prices', params: { query: 'x' }, error: changed, at });
+    const early = batch([{ amount: 100 }]); // fetched before the format changed; the history hands it over after its flush
+    fail(t0 + 1_000);
+    engine.handleObservations(early);
+    fail(t0 + 2_000);
+    engine.handleObservations(batch([{ amount: 100 }])); // a later success: the next format change is news again
+    fail(t0 + 1_000);
+    await engine.idle();
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.messages().map((m) => [m.type, m.data.at])).toEqual([
+      ['marketplace.changed', new Date(early.observedAt.getTime() + 1_000).toISOString()],
+      ['marketplace.changed', new Date(t0 + 1_000).toISOString()],
+    ]);
+  });
+
   it.skipIf(!engineAvailable(engineName))('two instances on one database: each change detected and delivered once', async () => {
     const { receiver, engine, instance, subscribe } = await setup();
     const second = instance();

@@ -58,8 +58,10 @@ export async function detectChanges(batch: ObservationBatch, state: AlertState):
       for (const id of swap.old) if (!now.has(id)) events.push({ type: 'listing.removed', data: { ...base, listing_id: id } });
     }
   }
-  // The operation answers again: a later format change is news again.
-  await state.forget(failureKey('upstream_changed', batch.operation, null));
+  // The operation answers again: a later format change is news again. Only a success observed after the failure
+  // counts: the history hands batches over after its flush, so a success fetched before the first upstream_changed
+  // failure can arrive after it, and forgetting then would send marketplace.changed again for the same change.
+  await state.forgetBefore(failureKey('upstream_changed', batch.operation, null), batch.observedAt.getTime());
   return events;
 }
 
