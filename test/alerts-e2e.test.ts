@@ -172,6 +172,20 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
     ]);
   });
 
+  it.skipIf(!run)('a size with no sale yet selling out and coming back: stock.changed each time, once', async () => {
+    const { subscribe, lookup, delivered } = await setup();
+    const sub = await subscribe(['stock.changed'], { sizes: ['2'] });
+    const base = capture();
+    // Size 2 has never sold (GOAT's last sale 0): sold out, its entry states no price at all, only its stock status.
+    expect(valueAt(base, [entryIndex(base, '2'), 'lastSoldPriceCents', 'amount'])).toBe(0);
+    for (const body of [base, soldOut(base, '2'), soldOut(base, '2'), base]) await lookup(body);
+    const messages = await delivered(sub.id, 2);
+    expect(messages.map((m) => [m.type, m.data.size, m.data.in_stock, m.data.price])).toEqual([
+      ['stock.changed', '2', false, null],
+      ['stock.changed', '2', true, cents(base, '2') / 100],
+    ]);
+  });
+
   it.skipIf(!run)('GOAT starts answering in a changed format: exactly one marketplace.changed', async () => {
     const { receiver, subscribe, lookup, pipeline, delivered } = await setup();
     const sub = await subscribe(['marketplace.changed', 'price.changed']);
