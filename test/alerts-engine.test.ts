@@ -137,6 +137,19 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     ]);
   });
 
+  it.skipIf(!engineAvailable(engineName))('stock.changed once per size, not once per price kind carrying the stock status', async () => {
+    const { receiver, engine, subscribe } = await setup();
+    await subscribe(['stock.changed']);
+    for (const inStock of [true, false, true]) engine.handleObservations(batch([{ amount: 90, kind: 'last_sale', inStock }, { amount: 100, inStock }]));
+    await engine.idle();
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.all.map((r) => [r.body.type, r.body.data.in_stock, r.body.data.kind, r.body.data.price])).toEqual([
+      ['stock.changed', false, 'lowest_ask', 100],
+      ['stock.changed', true, 'lowest_ask', 100],
+    ]);
+  });
+
   it.skipIf(!engineAvailable(engineName))('min_change_pct, products and kinds filters', async () => {
     const { receiver, engine, subscribe } = await setup();
     await subscribe(['price.changed'], { min_change_pct: 5, products: ['555088-101'], kinds: ['lowest_ask'] });
