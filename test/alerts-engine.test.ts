@@ -137,6 +137,19 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     ]);
   });
 
+  it.skipIf(!engineAvailable(engineName))('stock.changed once per size, not once per price kind carrying the stock status', async () => {
+    const { receiver, engine, subscribe } = await setup();
+    await subscribe(['stock.changed']);
+    for (const inStock of [true, false, true]) engine.handleObservations(batch([{ amount: 90, kind: 'last_sale', inStock }, { amount: 100, inStock }]));
+    await engine.idle();
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.all.map((r) => [r.body.type, r.body.data.in_stock, r.body.data.kind, r.body.data.price])).toEqual([
+      ['stock.changed', false, 'lowest_ask', 100],
+      ['stock.changed', true, 'lowest_ask', 100],
+    ]);
+  });
+
   it.skipIf(!engineAvailable(engineName))('min_change_pct, products and kinds filters', async () => {
     const { receiver, engine, subscribe } = await setup();
     await subscribe(['price.changed'], { min_change_pct: 5, products: ['555088-101'], kinds: ['lowest_ask'] });
@@ -165,6 +178,26 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
       ['listing.removed', 'a'],
       ['marketplace.changed', 'x'],
       ['product.not_found', 'gone'],
+    ]);
+  });
+
+  it.skipIf(!engineAvailable(engineName))('marketplace.changed: a success observed before the failure, handed in after it, does not re-arm it', async () => {
+    const { receiver, engine, subscribe } = await setup();
+    await subscribe(['marketplace.changed']);
+    const changed = new MarketlensError('upstream_changed', 'resale-b: buy_bar_data entry 0: sizeOption required');
+    const fail = (at: number) => engine.handleFailure({ operation: 'resale-b.prices', params: { query: 'x' }, error: changed, at });
+    const early = batch([{ amount: 100 }]); // fetched before the format changed; the history hands it over after its flush
+    fail(t0 + 1_000);
+    engine.handleObservations(early);
+    fail(t0 + 2_000);
+    engine.handleObservations(batch([{ amount: 100 }])); // a later success: the next format change is news again
+    fail(t0 + 1_000);
+    await engine.idle();
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.messages().map((m) => [m.type, m.data.at])).toEqual([
+      ['marketplace.changed', new Date(early.observedAt.getTime() + 1_000).toISOString()],
+      ['marketplace.changed', new Date(t0 + 1_000).toISOString()],
     ]);
   });
 

@@ -66,6 +66,9 @@ export interface PriceContext {
   observed_at: string;
 }
 
+/** A stock event's context: kind and currency are those of the size's price, null when the entry states none. */
+export type StockContext = Omit<PriceContext, 'kind' | 'currency'> & { kind: PriceKind | null; currency: string | null };
+
 export interface PriceChangedData extends PriceContext {
   old: number;
   new: number;
@@ -80,10 +83,11 @@ export interface ThresholdData extends PriceContext {
   threshold: number;
 }
 
-export interface StockChangedData extends PriceContext {
+export type StockChangedData = StockContext & {
   in_stock: boolean;
-  price: number;
-}
+  /** The size's price in this answer (lowest ask/price where stated), null when a sold-out entry states none. */
+  price: number | null;
+};
 
 export interface ListingData {
   marketplace: string;
@@ -106,7 +110,7 @@ export interface FailureData {
 export type DetectedEvent =
   | { type: 'price.changed'; context: PriceContext; old: number; new: number }
   | { type: 'price.first'; context: PriceContext; new: number }
-  | { type: 'stock.changed'; context: PriceContext; inStock: boolean; price: number }
+  | { type: 'stock.changed'; context: StockContext; inStock: boolean; price: number | null }
   | { type: 'listing.new' | 'listing.removed'; data: ListingData }
   | { type: 'product.not_found' | 'marketplace.changed'; data: FailureData };
 

@@ -3,7 +3,7 @@
  * change crosses them here: price.below is sent when the new price is under the threshold and the old one was not
  * (or there was none), price.above the mirror image — once per crossing, never again while the price stays there.
  */
-import type { DetectedEvent, EventType, PriceContext, WebhookFilter, WebhookMessage } from './events.js';
+import type { DetectedEvent, EventType, PriceContext, StockContext, WebhookFilter, WebhookMessage } from './events.js';
 
 export interface Subscriber {
   events: readonly EventType[];
@@ -62,9 +62,10 @@ export function messagesFor(event: DetectedEvent, sub: Subscriber, now: Date): W
   }
 }
 
-function contextMatches(c: PriceContext, f: WebhookFilter): boolean {
+function contextMatches(c: PriceContext | StockContext, f: WebhookFilter): boolean {
   if (f.operations && !f.operations.includes(c.operation)) return false;
-  if (f.kinds && !f.kinds.includes(c.kind)) return false;
+  // A stock event for an entry that states no price has no kind: `kinds` picks prices, so it does not exclude it.
+  if (f.kinds && c.kind !== null && !f.kinds.includes(c.kind)) return false;
   if (f.sizes && (c.size === null || !f.sizes.includes(c.size))) return false;
   if (f.countries && (c.country === null || !f.countries.includes(c.country.toUpperCase()))) return false;
   if (f.products && !anyEqual(f.products, [c.product_id, c.sku, slugOf(c.url)])) return false;

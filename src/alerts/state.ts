@@ -44,7 +44,8 @@ export class AlertState {
     return { changed: false };
   }
 
-  async forget(key: string): Promise<void> {
-    await this.db.deleteFrom('alert_state').where('key', '=', key).execute();
+  /** Forgets `key` only if its value was observed before `observedAt`: a later value is news a late report must not undo. */
+  async forgetBefore(key: string, observedAt: number): Promise<void> {
+    await this.db.deleteFrom('alert_state').where('key', '=', key).where('observed_at', '<', observedAt).execute();
   }
 }

@@ -62,6 +62,21 @@ export interface ObservedPrice {
   observedAt: Date;
 }
 
+/**
+ * Whether a size (in a condition) is in stock, where the marketplace states it per entry — priced or not: a sold-out
+ * GOAT entry states no lowest price, and a size that never sold has no last sale either, yet its status is news.
+ */
+export interface ObservedStock {
+  marketplace: Marketplace;
+  operation: OperationName;
+  productId: string;
+  size: string | null;
+  condition: string | null;
+  country: string | null;
+  inStock: boolean;
+  observedAt: Date;
+}
+
 /** One live result's worth of observations, as recorded. */
 export interface ObservationBatch {
   operation: OperationName;
@@ -71,6 +86,11 @@ export interface ObservationBatch {
   products: ObservedProduct[];
   variants: ObservedVariant[];
   prices: ObservedPrice[];
+  /**
+   * Stock per size and condition where the marketplace states it (GOAT's buy bar). Absent: stock is read from the
+   * prices' `inStock` instead (once per size and condition, not per price kind).
+   */
+  stock?: ObservedStock[];
   /** For searches (watchmarket.search): the listing ids the result held, so new/vanished listings can be seen. */
   listingIds?: string[];
   observedAt: Date;

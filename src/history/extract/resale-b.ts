@@ -19,6 +19,18 @@ export function extractResaleBPrices(result: LiveResult): ObservationBatch {
     const condition = `${e.shoeCondition}/${e.boxCondition}`;
     const inStock = e.stockStatus === 'not_in_stock' ? false : e.stockStatus.endsWith('_in_stock') ? true : null;
     const common = { productId, size, condition, inStock };
+    if (inStock !== null) {
+      (batch.stock ??= []).push({
+        marketplace: 'resale-b',
+        operation: batch.operation,
+        productId,
+        size,
+        condition,
+        country: result.identity.country,
+        inStock,
+        observedAt: batch.observedAt,
+      });
+    }
     // A last sale of 0 cents is GOAT's "no sale yet" (retailed-clients C2), not a price: isPrice drops it.
     pushPrice(batch, result, { ...common, kind: 'lowest_price', amount: fromCents(e.lowestPriceCents.amount), currency: e.lowestPriceCents.currency });
     pushPrice(batch, result, { ...common, kind: 'last_sale', amount: fromCents(e.lastSoldPriceCents.amount), currency: e.lastSoldPriceCents.currency });
