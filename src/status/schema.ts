@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { FETCH_TIERS, type FetchTier } from '../config.js';
 
+// Every tier is always present (0 when unused): an object with one key per tier, not a record keyed by an enum,
+// whose JSON Schema would list `required` keys without defining them.
+const tierCounts = z.object(Object.fromEntries(FETCH_TIERS.map((t) => [t, z.number().int()])) as Record<FetchTier, z.ZodNumber>);
+
 const rate = z.number().min(0).max(1).nullable();
 
 const lookupFigures = z.object({
@@ -20,11 +24,7 @@ const upstreamFigures = z.object({
   bytes_per_live_lookup: z.number().nullable(),
   p50_ms: z.number().nullable().describe('Upstream request latency, median: upper bound of its 25 %-wide bucket'),
   p95_ms: z.number().nullable(),
-  // Every tier is always present (0 when unused): an object with one key per tier, not a record keyed by an enum,
-  // whose JSON Schema would list `required` keys without defining them.
-  tiers: z
-    .object(Object.fromEntries(FETCH_TIERS.map((t) => [t, z.number().int()])) as Record<FetchTier, z.ZodNumber>)
-    .describe('Upstream answers per fetch tier that got them'),
+  tiers: tierCounts.describe('Upstream answers per fetch tier that got them'),
 });
 
 const operationUpstream = z
@@ -38,7 +38,7 @@ const operationUpstream = z
       .nullable()
       .describe('A live lookup\'s whole upstream time (queue, every request, retry and tier), median: upper bound of its 25 %-wide bucket; lookups refused before the wire are left out'),
     p95_ms: z.number().nullable(),
-    tiers: z.record(z.enum(FETCH_TIERS), z.number().int()).describe('Live lookups per fetch tier of the last answer they got'),
+    tiers: tierCounts.describe('Live lookups per fetch tier of the last answer they got'),
   })
   .describe('The live lookups\' upstream figures, per operation (counted per lookup by the lookup service)');
 
