@@ -37,7 +37,7 @@ const fix = (rel: string): SavedFile => ({ path: `fixture ${rel}`, text: fixture
 export function parseCases(): ParseCase[] {
   const cases: ParseCase[] = [];
   const add = (op: OperationName, label: string, files: Array<SavedFile | undefined>, params?: Record<string, unknown>) => {
-    if (files.every((f) => f !== undefined)) cases.push({ op, label, files: files as SavedFile[], params });
+    if (files.every((f) => f !== undefined)) cases.push({ op, label, files: files, params });
   };
   const big = largeWatchPage();
   add('watchmarket.search', `665 KB results page (${big.source})`, [{ path: 'large.html', text: big.value }]);

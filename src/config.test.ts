@@ -10,7 +10,7 @@ describe('loadConfig', () => {
     expect(c.rateLimit).toEqual({ points: 60, durationSeconds: 60 });
     expect(c.redisUrl).toBeUndefined();
     expect(c.ttl).toEqual({ prices: 60, products: 900, searches: 300, finder: 86_400 });
-    expect(c.marketplaces['resale-b'].origin).toBeUndefined();
+    expect(c.marketplaces['resale-b']?.origin).toBeUndefined();
     expect(c.metricsPublic).toBe(false);
   });
 
@@ -27,8 +27,8 @@ describe('loadConfig', () => {
     expect(c.port).toBe(9001);
     expect(c.rateLimit).toEqual({ points: 10, durationSeconds: 1 });
     expect(c.apiKeys).toEqual(['a', 'b']);
-    expect(c.marketplaces['resale-b'].origin).toBe('http://127.0.0.1:4000');
-    expect(c.marketplaces.watchmarket.tiers).toEqual(['direct', 'proxy']);
+    expect(c.marketplaces['resale-b']?.origin).toBe('http://127.0.0.1:4000');
+    expect(c.marketplaces.watchmarket?.tiers).toEqual(['direct', 'proxy']);
     expect(c.proxyUrls).toEqual(['http://p1:8080', 'socks5://p2:1080']);
     expect(c.metricsPublic).toBe(true);
     expect(loadConfig({ MARKETLENS_RATE_LIMIT: '0' }).rateLimit).toBeNull();

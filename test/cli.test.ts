@@ -1,7 +1,7 @@
 /**
  * The `marketlens` binary as a user runs it: serve (first start prints a key once), keys, lookup, parse.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';

@@ -101,7 +101,7 @@ describe('resale-a over HTTP', () => {
       const res = await app.inject({ url: SEARCH, headers });
       expect(res.statusCode, res.body).toBe(200);
       expect(JSON.parse(res.body)).toHaveLength(10);
-      const [{ body, req }] = graphqlCalls(stockx);
+      const { body, req } = graphqlCalls(stockx)[0]!;
       expect(body.variables.query).toBe('');
       expect(body.variables.sort).toEqual({ id: 'featured', order: 'DESC' });
       expect(req.headers.referer).toBe('https://stockx.com/search');
@@ -178,7 +178,7 @@ describe('resale-a over HTTP', () => {
       expect(page.path).toBe(`/${SLUG}`);
       expect(page.headers['accept-language']).toBe('en-US');
       expect(page.headers.accept).toMatch(/^text\/html/);
-      const [{ body, req }] = graphqlCalls(stockx);
+      const { body, req } = graphqlCalls(stockx)[0]!;
       expect(body.operationName).toBe('GetMarketData');
       expect(body.query).toMatch(/^query GetMarketData\(/);
       expect(body.variables).toEqual({ id: SLUG, currencyCode: 'USD', countryCode: 'US', marketName: 'US', viewerContext: 'BUYER' });
@@ -195,7 +195,7 @@ describe('resale-a over HTTP', () => {
       expect(page.headers['accept-language']).toBe('fr-FR');
       expect(page.headers.cookie).toContain('stockx_selected_currency=EUR');
       expect(page.headers.cookie).toContain('stockx_selected_region=FR');
-      const [{ body, req }] = graphqlCalls(stockx);
+      const { body, req } = graphqlCalls(stockx)[0]!;
       expect(body.variables).toMatchObject({ id: SLUG, currencyCode: 'EUR', countryCode: 'FR', marketName: 'FR' });
       expect(req.headers['selected-country']).toBe('FR');
       expect(req.headers['accept-language']).toBe('fr-FR');

@@ -139,7 +139,7 @@ describe('sportswear.product over HTTP', () => {
       [{ query: 'DD1391-100', colour: 'white' }, 'colour', /unknown parameter/],
       [{}, 'query', /required/],
     ])('%j', async (query, param, message) => {
-      const res = await get(query as Record<string, string>);
+      const res = await get(query);
       const body = expectProblem(res, 400, 'invalid_parameter');
       expect(body.errors[0].param).toBe(param);
       expect(body.errors[0].message).toMatch(message);

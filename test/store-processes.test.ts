@@ -3,9 +3,7 @@
  * engines. Parallel CLI writes lose nothing; a running server follows revocations within 1 s; several servers share
  * one database; kill -9 loses at most a second of usage; old JSON files are imported at start-up.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../src/keys/key-store.js';

@@ -278,7 +278,7 @@ describe('watchmarket finder', () => {
   it('query=a answers the big groups whole (every brand and country)', async () => {
     const res = await app.inject({ method: 'GET', url: `${FINDER}?query=a`, headers: auth });
     expect(res.statusCode).toBe(200);
-    const groups = res.json() as Array<{ id: string; values: unknown[] }>;
+    const groups = res.json<Array<{ id: string; values: unknown[] }>>();
     expect(groups.find((g) => g.id === 'manufacturer')!.values.length).toBeGreaterThanOrEqual(545);
     expect(groups.find((g) => g.id === 'countryIds')!.values.length).toBeGreaterThanOrEqual(159);
   });

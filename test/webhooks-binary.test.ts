@@ -2,12 +2,8 @@
  * The real binary: `marketlens webhooks add|list|test|remove`, and durability — deliveries pending when the server
  * is killed with SIGKILL are delivered, in order, after a restart (SQLite and PostgreSQL).
  */
-import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startServe, type Served } from './support/binary.js';
+import { runCli, startServe } from './support/binary.js';
 import { closedPort } from './support/ports.js';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';

@@ -66,7 +66,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  */
 export function guardedLookup(policy: TargetPolicy) {
   return (hostname: string, options: { family?: number | string; all?: boolean }, callback: LookupCallback): void => {
-    dnsLookup(hostname, { family: Number(options.family ?? 0) as 0 | 4 | 6, all: true }, (err, addresses) => {
+    dnsLookup(hostname, { family: Number(options.family ?? 0), all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const bad = policy.allowPrivate ? undefined : addresses.find((a) => isBlockedAddress(a.address));
       if (bad) return callback(new BlockedTargetError(`${hostname} resolves to the refused address ${bad.address}`), '');

@@ -82,8 +82,8 @@ export class RedisFlights {
         return queue.shift() ?? 'timeout';
       },
       close: () => {
-        set!.delete(onOutcome);
-        if (set!.size === 0 && this.listeners.get(key) === set) this.listeners.delete(key);
+        set.delete(onOutcome);
+        if (set.size === 0 && this.listeners.get(key) === set) this.listeners.delete(key);
       },
     };
   }

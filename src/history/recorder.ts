@@ -211,7 +211,7 @@ async function writeBatches(db: Kysely<Database>, list: Array<{ batch: Observati
         price: h?.amount ?? prev?.price ?? null,
         currency: h?.currency ?? prev?.currency ?? null,
         lookup_key: key,
-        first_seen_at: Math.min(seen, (prev?.first_seen_at as number | undefined) ?? seen),
+        first_seen_at: Math.min(seen, (prev?.first_seen_at) ?? seen),
         last_seen_at: seen,
         last_crawled_at: seen,
         error_crawling: null,

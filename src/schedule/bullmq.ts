@@ -60,7 +60,7 @@ export class BullmqScheduler implements Scheduler {
       },
       { connection: (this.workerConnection = this.connection.duplicate()), prefix: `${this.opts.prefix}bull`, concurrency: this.opts.concurrency ?? 8 },
     );
-    this.workerConnection!.on('error', () => undefined); // reported through the worker's 'error' below
+    this.workerConnection.on('error', () => undefined); // reported through the worker's 'error' below
     this.worker.on('failed', (j, e) => this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }));
     this.worker.on('error', (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }));
     this.timer = setInterval(() => this.changed(), this.opts.syncMs ?? 5000).unref();

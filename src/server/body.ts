@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type MarketlensError, invalidParam } from '../errors.js';
 
 export function registerBodyHandling(app: FastifyInstance): void {
-  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true } as { hasBody: boolean });
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
 
   // Fastify's own parser (prototype-poisoning checks included) for real bodies; its errors hide the reason, so a
   // failure is parsed again only to name it.

@@ -161,7 +161,7 @@ function mergeBodyParams(op: AnyOperation, query: Record<string, unknown>, body:
   }
   const checked = op.params.safeParse(merged);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
-  return checked.data as Record<string, unknown>;
+  return checked.data;
 }
 
 /** CONTRACT §4: X-Cache, Age, Last-Modified, Server-Timing; plus X-Missing-Parts for partial records. */

@@ -59,7 +59,7 @@ export class Canaries {
       }
       const op = OPERATIONS[name];
       try {
-        const params = op.params.parse(DOCTOR_DEFAULTS[name]) as Record<string, unknown>;
+        const params = op.params.parse(DOCTOR_DEFAULTS[name]);
         await this.lookup.run(op, params, { maxAgeSeconds: 0 });
       } catch (e) {
         // Already counted through the seam; the log line says which canary failed.

@@ -120,7 +120,7 @@ async function checkOne(config: Config, http: HttpClient, name: OperationName, o
     const message = parsedParams.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     return { operation: name, ok: false, code: 'invalid_parameter', message, ms: 0, record_valid: null, null_fields: null, missing_parts: null };
   }
-  const params = parsedParams.data as Record<string, unknown>;
+  const params = parsedParams.data;
   let record: unknown;
   let missing: string[];
   try {

@@ -34,7 +34,7 @@ export function renderStatusPage(input: StatusPageInput): string {
   const problems = problemRows.length
     ? `<table><thead><tr><th>Marketplace</th><th>What</th><th>When</th><th>Operation</th><th>Reason</th></tr></thead><tbody>\n${problemRows.join('\n')}\n</tbody></table>`
     : '';
-  const opRows = mps.flatMap(([, s]) => Object.entries(s.operations).map(([name, w]) => operationRow(name, w!['5m'], w!['1h']))).join('\n');
+  const opRows = mps.flatMap(([, s]) => Object.entries(s.operations).map(([name, w]) => operationRow(name, w['5m'], w['1h']))).join('\n');
   const scope = input.shared ? `${input.instances} instance${input.instances === 1 ? '' : 's'} (summed)` : 'this instance';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -146,7 +146,7 @@ async function openPostgres(url: string, options: OpenStoreOptions, log?: Logger
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     // bigint columns hold epoch ms and counts, all far below 2^53: read them as numbers, as SQLite does.
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', (e) => log?.warn({ err: { message: e.message }, database: where }, 'database connection lost'));

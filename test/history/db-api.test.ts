@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATORS } from '../../src/history/db-api/where.js';
-import { HistoryRecorder } from '../../src/history/recorder.js';
 import { auth, testApp } from '../support/app.js';
 import { FakeUpstream } from '../support/fake-upstream.js';
 import { liveResultFrom } from '../support/live-result.js';
@@ -28,7 +27,7 @@ describe.each(ENGINES)('price history on %s', (engine) => {
   const docs = async (url: string) => {
     const res = await get(url);
     expect(res.statusCode, res.body).toBe(200);
-    return res.json() as { docs: any[]; totalDocs: number; [k: string]: unknown };
+    return res.json<{ docs: any[]; totalDocs: number; [k: string]: unknown }>();
   };
 
   beforeAll(async () => {

@@ -33,8 +33,8 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   const child = spawn(cmd, argv, { env: cleanEnv(env), cwd: tmpdir() });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += String(d)));
-  child.stderr!.on('data', (d) => (stderr += String(d)));
+  child.stdout.on('data', (d) => (stdout += String(d)));
+  child.stderr.on('data', (d) => (stderr += String(d)));
   return new Promise((r) => child.on('exit', (code) => r({ code, stdout, stderr, endedAt: Date.now() })));
 }
 
@@ -55,8 +55,8 @@ export async function startServe(env: Record<string, string>): Promise<Served> {
   const [cmd, argv] = CLI_COMMAND(['serve']);
   const child = spawn(cmd, argv, { env: cleanEnv(env), cwd: tmpdir() });
   let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (out += String(d)));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const deadline = Date.now() + 30_000;
   while (!/Server listening/.test(out)) {

@@ -21,7 +21,7 @@ export function liveResultFrom(
       : { path: f.fixture, text: readFixture(`${f.fixture}`) },
   );
   const params = opts.params ?? {};
-  const record = parseAndCheck(op, op.bodiesFromFiles(saved, params as never), params as never);
+  const record = parseAndCheck(op, op.bodiesFromFiles(saved, params as never), params);
   return {
     operation,
     params,

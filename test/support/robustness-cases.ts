@@ -64,7 +64,7 @@ const fixture = (rel: string): string => readFixture(`${rel}`);
 function fromFiles(op: Operation, files: string[], params: Record<string, unknown>): () => unknown {
   return () => {
     const saved: SavedFile[] = files.map((f) => ({ path: f, text: readCapture(f) }));
-    return op.bodiesFromFiles(saved, params as never);
+    return op.bodiesFromFiles(saved, params);
   };
 }
 

@@ -67,7 +67,7 @@ export async function findPage(db: Kysely<any>, collection: Collection, o: FindO
   let q = base.selectAll();
   for (const s of (o.sort ?? collection.defaultSort).split(',')) {
     const desc = s.startsWith('-');
-    const field = collection.fields[s.replace(/^-/, '') as keyof typeof collection.fields] as { column: string };
+    const field = collection.fields[s.replace(/^-/, '')] as { column: string };
     q = q.orderBy(field.column, desc ? 'desc' : 'asc');
   }
   // A stable tie-break, so pages never overlap or skip rows with equal sort keys.

@@ -41,7 +41,7 @@ export function compileWhere(eb: Eb, collection: Collection, where: Nested, para
       parts.push(key === 'or' ? eb.or(subs) : eb.and(subs));
       continue;
     }
-    const field = collection.fields[key as keyof typeof collection.fields] as FieldDef | undefined;
+    const field = collection.fields[key];
     if (!field) throw invalidParam(here, `unknown field "${key}"; fields: ${Object.keys(collection.fields).join(', ')}`);
     // `where[size]=10` is shorthand for equals.
     const ops: Record<string, Nested> = typeof value === 'string' || Array.isArray(value) ? { equals: value } : value;

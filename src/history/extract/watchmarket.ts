@@ -11,7 +11,7 @@ function currencyOf(printed: string | null, requested: string | null): string | 
   if (printed && /^[A-Z]{3}$/.test(printed)) return printed;
   if (printed && SYMBOLS[printed]) {
     // `$` is also CAD/AUD/SGD…: the requested currency wins when it is a dollar one.
-    const sym = SYMBOLS[printed]!;
+    const sym = SYMBOLS[printed];
     return printed === '$' && requested && /D$/.test(requested) ? requested : sym;
   }
   return requested;

@@ -12,7 +12,7 @@ import { readFixture } from '../../../test/support/fixtures.js';
 const fixture = (name: string) => readFixture(`electronics/${name}`);
 
 function parse(bodies: Omit<ElectronicsBodies, 'errors'> & { errors?: ElectronicsBodies['errors'] }): ElectronicsProduct {
-  const b = { errors: {}, ...bodies } as ElectronicsBodies;
+  const b = { errors: {}, ...bodies };
   return electronicsProductSchema.parse(parseAndCheck(electronicsProduct, b, {}));
 }
 

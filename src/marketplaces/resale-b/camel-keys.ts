@@ -36,7 +36,7 @@ export function camelProductJson(json: string): string {
 
 /** The same zod schema with camelCase keys at every level (descriptions kept; named parts get a `Camel` id). */
 function camelSchema(schema: z.ZodType, named = true): z.ZodType {
-  let out: z.ZodType = schema;
+  let out: z.ZodType;
   if (schema instanceof z.ZodObject) {
     const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [camelKey(k), camelSchema(v)]));
     out = z.object(shape).strict();

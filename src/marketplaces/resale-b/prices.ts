@@ -4,7 +4,7 @@ import { MarketlensError } from '../../errors.js';
 import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { parseBuyBarData } from './parse.js';
-import { RESALE_B_COUNTRIES, pricesRecordSchema, type ResaleBCountry } from './schema.js';
+import { RESALE_B_COUNTRIES, pricesRecordSchema } from './schema.js';
 
 export const GOAT_ORIGIN = 'https://www.goat.com';
 
@@ -51,7 +51,7 @@ export const resaleBPrices = defineOperation({
     ],
   },
   async fetch(ctx, p) {
-    const { countryCode, currency } = RESALE_B_COUNTRIES[p.country as ResaleBCountry];
+    const { countryCode, currency } = RESALE_B_COUNTRIES[p.country];
     const url = `${GOAT_ORIGIN}/web-api/v1/product_variants/buy_bar_data?productTemplateId=${p.query}&countryCode=${countryCode}`;
     const res = await ctx.http.request(
       {
@@ -70,7 +70,7 @@ export const resaleBPrices = defineOperation({
     return complete(parseBuyBarData(body));
   },
   identify: (_record, p) => {
-    const { countryCode, currency } = RESALE_B_COUNTRIES[p.country as ResaleBCountry];
+    const { countryCode, currency } = RESALE_B_COUNTRIES[p.country];
     return { id: p.query, country: countryCode, currency, locale: null };
   },
   bodiesFromFiles(files) {

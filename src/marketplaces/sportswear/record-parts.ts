@@ -9,7 +9,7 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-export const strings = (v: unknown): string[] | null => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : null);
+export const strings = (v: unknown): string[] | null => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v) : null);
 
 const PRODUCT_INFO_FIELDS: ReadonlyArray<keyof SportswearProductInfo> = [
   'url', 'canonical_url', 'badge', 'title', 'subtitle', 'full_title', 'product_description', 'origins',

@@ -44,7 +44,7 @@ export function listingIdFromHref(href: string | undefined): string | null {
 function imageUrls($: CheerioAPI, scope: Cheerio<AnyNode>, base: string): string[] {
   const out: string[] = [];
   scope.find('img').each((_, img) => {
-    const attrs = (img as Element).attribs;
+    const attrs = (img).attribs;
     const url = imageFromAttributes((name) => attrs[name]);
     const abs = url ? absolute(url, base) : null;
     if (abs && !out.includes(abs)) out.push(abs);

@@ -119,7 +119,7 @@ describe('parameter checks name the parameter', () => {
     [{ language: 'english' }, 'language', /en_US/],
     [{ dial_color: ' , ' }, 'dial_color', /at least one/],
   ])('%j', (input, param, message) => {
-    const found = issues(input as Record<string, string>);
+    const found = issues(input);
     expect(found).toHaveLength(1);
     expect(found[0]!.param).toBe(param);
     expect(found[0]!.message).toMatch(message);

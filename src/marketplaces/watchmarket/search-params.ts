@@ -299,7 +299,7 @@ export function buildSearchUrl(p: SearchParams): string {
   q.set('currencyId', p.currency);
   q.set('pageSize', p.page_size);
   q.set('showpage', String(p.page));
-  const sort = SORT_ORDERS[p.sort_by as keyof typeof SORT_ORDERS];
+  const sort = SORT_ORDERS[p.sort_by];
   if (sort) q.set('sortorder', sort);
   if (p.max_age_in_days > 0) q.set('maxAgeInDays', String(p.max_age_in_days));
   if (p.price_from !== undefined) q.set('priceFrom', String(p.price_from));
