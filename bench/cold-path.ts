@@ -39,7 +39,10 @@ async function timed(fn: () => Promise<number>): Promise<{ ms: number; status: n
 }
 
 async function get(base: string, url: string): Promise<{ status: number; body: string }> {
-  const res = await request(base + url, { dispatcher: agent, headers: { 'x-api-key': TEST_KEY, 'cache-control': 'no-cache' } });
+  const res = await request(base + url, {
+    dispatcher: agent,
+    headers: { 'x-api-key': TEST_KEY, 'cache-control': 'no-cache' },
+  });
   return { status: res.statusCode, body: await res.body.text() };
 }
 
@@ -59,7 +62,9 @@ async function replay(origin: string, reqs: LoggedRequest[]): Promise<number> {
   return sizes.reduce((a, b) => a + b, 0);
 }
 
-export async function coldPath(opts: { iterations?: number; warmup?: number; log?: (s: string) => void } = {}): Promise<ColdPathRow[]> {
+export async function coldPath(
+  opts: { iterations?: number; warmup?: number; log?: (s: string) => void } = {},
+): Promise<ColdPathRow[]> {
   const iterations = opts.iterations ?? envInt('BENCH_COLD_ITERATIONS', 200);
   const warmup = opts.warmup ?? envInt('BENCH_COLD_WARMUP', 20);
   const log = opts.log ?? (() => {});
@@ -114,7 +119,9 @@ export async function coldPath(opts: { iterations?: number; warmup?: number; log
         iterations,
       };
       rows.push(row);
-      log(`  ${s.label ?? s.op}: overhead p50 ${row.overhead_p50_ms} ms, p99 ${row.overhead_p99_ms} ms (${chosen.source})`);
+      log(
+        `  ${s.label ?? s.op}: overhead p50 ${row.overhead_p50_ms} ms, p99 ${row.overhead_p99_ms} ms (${chosen.source})`,
+      );
     }
   } finally {
     await app.close();

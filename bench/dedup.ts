@@ -42,7 +42,14 @@ export async function dedup(opts: { n?: number; delayMs?: number } = {}): Promis
       const c = String(a.headers['x-cache'] ?? 'none');
       xCache[c] = (xCache[c] ?? 0) + 1;
     }
-    return { operation: 'resale-b.prices', concurrent_lookups: n, upstream_requests: fake.count(BUY_BAR), statuses, x_cache: xCache, upstream_delay_ms: delayMs };
+    return {
+      operation: 'resale-b.prices',
+      concurrent_lookups: n,
+      upstream_requests: fake.count(BUY_BAR),
+      statuses,
+      x_cache: xCache,
+      upstream_delay_ms: delayMs,
+    };
   } finally {
     await app.close();
     await fake.stop();

@@ -25,8 +25,25 @@ import { benchEnv } from './lib/scenarios.js';
 import { envInt, quantile, round } from './lib/stats.js';
 
 export interface HistoryBenchResult {
-  write_cost: { lookups_each: number; p50_on_ms: number; p50_off_ms: number; total_on_ms: number; total_off_ms: number; overhead_total_pct: number; overhead_p50_pct: number; rows_written: number };
-  series: { rows: number; lookups: number; days: number; rows_in_window: number; p50_ms: number; p99_ms: number; runs: number };
+  write_cost: {
+    lookups_each: number;
+    p50_on_ms: number;
+    p50_off_ms: number;
+    total_on_ms: number;
+    total_off_ms: number;
+    overhead_total_pct: number;
+    overhead_p50_pct: number;
+    rows_written: number;
+  };
+  series: {
+    rows: number;
+    lookups: number;
+    days: number;
+    rows_in_window: number;
+    p50_ms: number;
+    p99_ms: number;
+    runs: number;
+  };
   size: { rows: number; bytes: number; mb_per_million_rows: number };
   /** The same rows in PostgreSQL (table + indexes), when a server is reachable (test/support/stores.ts). */
   postgres_size: { rows: number; bytes: number; mb_per_million_rows: number } | null;
@@ -54,7 +71,10 @@ async function writeCost(n: number): Promise<HistoryBenchResult['write_cost']> {
   const rec = app.history.recorder;
   const one = async () => {
     const t = performance.now();
-    const res = await app.inject({ url: '/api/v1/scraper/resale-b/prices?query=1341930&country=US', headers: { ...auth, 'cache-control': 'no-cache' } });
+    const res = await app.inject({
+      url: '/api/v1/scraper/resale-b/prices?query=1341930&country=US',
+      headers: { ...auth, 'cache-control': 'no-cache' },
+    });
     if (res.statusCode !== 200) throw new Error(`lookup answered ${res.statusCode}`);
     return performance.now() - t;
   };
@@ -113,8 +133,23 @@ async function seriesAndSize(rows: number, log?: (s: string) => void) {
     raw.transaction(() => {
       for (let r = 0; r < rows; r++) {
         const lookup = r % lookups;
-        const t = start + Math.floor(((r / rows) * 365 * DAY));
-        ins.run(`${t.toString(36)}${r.toString(36).padStart(6, '0')}`, 'goat-us', 'resale-b', 'resale-b.prices', String(1_000_000 + lookup), sizes[r % 9], 'new_no_defects/good_condition', kinds[(r >> 3) % 2], 100 + (r % 97), 'USD', 'US', 1, keyOf(lookup), t);
+        const t = start + Math.floor((r / rows) * 365 * DAY);
+        ins.run(
+          `${t.toString(36)}${r.toString(36).padStart(6, '0')}`,
+          'goat-us',
+          'resale-b',
+          'resale-b.prices',
+          String(1_000_000 + lookup),
+          sizes[r % 9],
+          'new_no_defects/good_condition',
+          kinds[(r >> 3) % 2],
+          100 + (r % 97),
+          'USD',
+          'US',
+          1,
+          keyOf(lookup),
+          t,
+        );
       }
     })();
     raw.pragma('wal_checkpoint(TRUNCATE)');
@@ -135,7 +170,15 @@ async function seriesAndSize(rows: number, log?: (s: string) => void) {
     await s2.close();
     const measured = times.slice(20);
     return {
-      series: { rows, lookups, days: 30, rows_in_window: inWindow, p50_ms: round(quantile(measured, 0.5)), p99_ms: round(quantile(measured, 0.99)), runs: measured.length },
+      series: {
+        rows,
+        lookups,
+        days: 30,
+        rows_in_window: inWindow,
+        p50_ms: round(quantile(measured, 0.5)),
+        p99_ms: round(quantile(measured, 0.99)),
+        runs: measured.length,
+      },
       size: { rows, bytes, mb_per_million_rows: round((bytes / 1024 / 1024) * (1_000_000 / rows)) },
     };
   } finally {

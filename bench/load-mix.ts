@@ -31,13 +31,55 @@ export function mixClasses(limitedKey: string, weights: Partial<Record<string, n
   const ok = { 'x-api-key': TEST_KEY };
   const classes: MixClass[] = [
     { name: 'cached', allowed: [200], required: [200], weight: 3, path: () => `${PRICES}?query=1341930`, headers: ok },
-    { name: 'cached-finder', allowed: [200], required: [200], weight: 1, path: () => `${FINDER}?query=dial`, headers: ok },
+    {
+      name: 'cached-finder',
+      allowed: [200],
+      required: [200],
+      weight: 1,
+      path: () => `${FINDER}?query=dial`,
+      headers: ok,
+    },
     // A fresh product id per request: never cached, never shared, always a live fetch.
-    { name: 'uncached', allowed: [200], required: [200], weight: 2, path: (n) => `${PRICES}?query=${7_000_000 + n}`, headers: ok },
-    { name: 'invalid-param', allowed: [400], required: [400], weight: 1, path: () => `${PRICES}?query=not-a-number`, headers: ok },
-    { name: 'unknown-param', allowed: [400], required: [400], weight: 1, path: () => `${PRICES}?query=1341930&colour=red`, headers: ok },
-    { name: 'wrong-key', allowed: [401], required: [401], weight: 1, path: () => `${PRICES}?query=1341930`, headers: { 'x-api-key': 'ml_not_a_real_key_0000000000000000' } },
-    { name: 'rate-limited', allowed: [200, 429], required: [429], weight: 1, path: () => `${PRICES}?query=1341930`, headers: { 'x-api-key': limitedKey } },
+    {
+      name: 'uncached',
+      allowed: [200],
+      required: [200],
+      weight: 2,
+      path: (n) => `${PRICES}?query=${7_000_000 + n}`,
+      headers: ok,
+    },
+    {
+      name: 'invalid-param',
+      allowed: [400],
+      required: [400],
+      weight: 1,
+      path: () => `${PRICES}?query=not-a-number`,
+      headers: ok,
+    },
+    {
+      name: 'unknown-param',
+      allowed: [400],
+      required: [400],
+      weight: 1,
+      path: () => `${PRICES}?query=1341930&colour=red`,
+      headers: ok,
+    },
+    {
+      name: 'wrong-key',
+      allowed: [401],
+      required: [401],
+      weight: 1,
+      path: () => `${PRICES}?query=1341930`,
+      headers: { 'x-api-key': 'ml_not_a_real_key_0000000000000000' },
+    },
+    {
+      name: 'rate-limited',
+      allowed: [200, 429],
+      required: [429],
+      weight: 1,
+      path: () => `${PRICES}?query=1341930`,
+      headers: { 'x-api-key': limitedKey },
+    },
   ];
   return classes.map((c) => ({ ...c, weight: weights[c.name] ?? c.weight }));
 }
@@ -106,12 +148,18 @@ export function emptyHistogram(): Histogram {
 }
 
 /** Problems with a finished run: unintended statuses, classes that never did their job, transport errors. */
-export function mixProblems(classes: MixClass[], hist: Histogram, result: Pick<autocannon.Result, 'errors' | 'timeouts'>): string[] {
+export function mixProblems(
+  classes: MixClass[],
+  hist: Histogram,
+  result: Pick<autocannon.Result, 'errors' | 'timeouts'>,
+): string[] {
   const problems: string[] = [];
-  for (const [cls, statuses] of Object.entries(hist.unintended)) problems.push(`${cls}: unintended ${JSON.stringify(statuses)}`);
+  for (const [cls, statuses] of Object.entries(hist.unintended))
+    problems.push(`${cls}: unintended ${JSON.stringify(statuses)}`);
   for (const c of classes) {
     for (const s of c.required) if (!hist.byClass[c.name]?.[String(s)]) problems.push(`${c.name}: never answered ${s}`);
   }
-  if (result.errors > 0 || result.timeouts > 0) problems.push(`transport: ${result.errors} errors, ${result.timeouts} timeouts`);
+  if (result.errors > 0 || result.timeouts > 0)
+    problems.push(`transport: ${result.errors} errors, ${result.timeouts} timeouts`);
   return problems;
 }

@@ -32,13 +32,18 @@ const deadlineMs = envInt('BENCH_LOAD_DEADLINE_MS', 10_000);
 // The fake marketplace gets its own process: in the service's process it would compete for the event loop under
 // 500 connections and its memory would count as the service's.
 const upstream = await startChild<{ origin: string }>(new URL('./lib/fake-child.ts', import.meta.url));
-const { child, ready } = await startChild<{ base: string; rss: number }>(new URL('./lib/service-child.ts', import.meta.url), {
-  BENCH_FAKE_ORIGIN: upstream.ready.origin,
-  BENCH_SERVICE_ENV: JSON.stringify({ MARKETLENS_CACHE_MAX_BYTES: String(cacheMb * 1024 * 1024), MARKETLENS_DEADLINE_MS: String(deadlineMs),
-    // Any other MARKETLENS_* settings to try under load, e.g. '{"MARKETLENS_ATTEMPT_TIMEOUT_MS":"2000"}'.
-    ...(JSON.parse(process.env.BENCH_LOAD_SERVICE_ENV ?? '{}') as Record<string, string>),
-  }),
-});
+const { child, ready } = await startChild<{ base: string; rss: number }>(
+  new URL('./lib/service-child.ts', import.meta.url),
+  {
+    BENCH_FAKE_ORIGIN: upstream.ready.origin,
+    BENCH_SERVICE_ENV: JSON.stringify({
+      MARKETLENS_CACHE_MAX_BYTES: String(cacheMb * 1024 * 1024),
+      MARKETLENS_DEADLINE_MS: String(deadlineMs),
+      // Any other MARKETLENS_* settings to try under load, e.g. '{"MARKETLENS_ATTEMPT_TIMEOUT_MS":"2000"}'.
+      ...(JSON.parse(process.env.BENCH_LOAD_SERVICE_ENV ?? '{}') as Record<string, string>),
+    }),
+  },
+);
 let failed = false;
 try {
   const { key } = await child.ask<{ key: string }>('key', { rate: limitedRate });
@@ -46,13 +51,26 @@ try {
   // Warm-up at full load, not counted: JIT, connection pools, the cache's first entries, and the allocator's
   // high-water mark for this many connections (glibc keeps freed native memory mapped), so that the measured round
   // shows what load adds for good, not the first climb to a plateau.
-  await autocannon({ url: ready.base, connections, duration: warmupS, requests: mixRequests(classes, emptyHistogram()) });
+  await autocannon({
+    url: ready.base,
+    connections,
+    duration: warmupS,
+    requests: mixRequests(classes, emptyHistogram()),
+  });
   await new Promise((r) => setTimeout(r, deadlineMs + 500));
   const before = await child.ask<{ rss: number; heapUsed: number }>('rss');
   const hist = emptyHistogram();
-  console.log(`load: ${connections} connections for ${duration} s against ${ready.base}, with ${silentCount} silent connections held …`);
+  console.log(
+    `load: ${connections} connections for ${duration} s against ${ready.base}, with ${silentCount} silent connections held …`,
+  );
   const silent = holdSilentSockets(ready.base, silentCount);
-  const result = await autocannon({ url: ready.base, connections, duration, requests: mixRequests(classes, hist), timeout: 20 });
+  const result = await autocannon({
+    url: ready.base,
+    connections,
+    duration,
+    requests: mixRequests(classes, hist),
+    timeout: 20,
+  });
   const silentReport = silent.stop();
   const rightAfter = await child.ask<{ rss: number; heapUsed: number }>('rss');
   await new Promise((r) => setTimeout(r, deadlineMs + 500));
@@ -83,7 +101,8 @@ try {
     `silent connections: ${silentReport.held} held (${silentReport.opened} opened, ${silentReport.closed_by_service} closed by the service's ` +
       `idle timeout and replaced, ${silentReport.connect_errors} connect errors)`,
   );
-  if (silentReport.connect_errors > 0) problems.push(`silent connections: ${silentReport.connect_errors} could not connect`);
+  if (silentReport.connect_errors > 0)
+    problems.push(`silent connections: ${silentReport.connect_errors} could not connect`);
   const out = {
     when: new Date().toISOString(),
     connections,
@@ -101,8 +120,20 @@ try {
     unintended_samples: hist.samples,
     silent_sockets: silentReport,
     deadline_ms: deadlineMs,
-    rss_mb: { before: mb(before.rss), at_end: mb(rightAfter.rss), after_deadlines: mb(after.rss), growth: growthMb, bound: maxGrowthMb },
-    heap_used_mb: { before: mb(before.heapUsed), at_end: mb(rightAfter.heapUsed), after_deadlines: mb(after.heapUsed), growth: heapGrowthMb, bound: maxHeapGrowthMb },
+    rss_mb: {
+      before: mb(before.rss),
+      at_end: mb(rightAfter.rss),
+      after_deadlines: mb(after.rss),
+      growth: growthMb,
+      bound: maxGrowthMb,
+    },
+    heap_used_mb: {
+      before: mb(before.heapUsed),
+      at_end: mb(rightAfter.heapUsed),
+      after_deadlines: mb(after.heapUsed),
+      growth: heapGrowthMb,
+      bound: maxHeapGrowthMb,
+    },
     problems,
   };
   writeFileSync(new URL('./load-results.json', import.meta.url), JSON.stringify(out, null, 2) + '\n');

@@ -16,13 +16,20 @@ export interface MemoryResult {
   deadline_ms: number;
   fill_s: number;
   lookups_s: number;
-  rss: Record<'at_start' | 'after_app_start' | 'after_fill' | 'after_lookups' | 'after_lookups_gc' | 'after_deadlines_gc', number>;
+  rss: Record<
+    'at_start' | 'after_app_start' | 'after_fill' | 'after_lookups' | 'after_lookups_gc' | 'after_deadlines_gc',
+    number
+  >;
   heap_used: Record<'after_app_start' | 'after_fill' | 'after_lookups_gc' | 'after_deadlines_gc', number>;
 }
 
 export async function memoryFigure(): Promise<MemoryResult> {
-  const { child, ready } = await startChild<MemoryResult & { type: string }>(new URL('./lib/memory-child.ts', import.meta.url));
-  await new Promise<void>((resolve) => (child.proc.exitCode !== null ? resolve() : child.proc.once('exit', () => resolve())));
+  const { child, ready } = await startChild<MemoryResult & { type: string }>(
+    new URL('./lib/memory-child.ts', import.meta.url),
+  );
+  await new Promise<void>((resolve) =>
+    child.proc.exitCode !== null ? resolve() : child.proc.once('exit', () => resolve()),
+  );
   const { type: _type, ...result } = ready;
   return result;
 }

@@ -36,7 +36,12 @@ const fix = (rel: string): SavedFile => ({ path: `fixture ${rel}`, text: fixture
 /** Every input: the captures when ../shared exists (as the parser tests use them) and the repo fixtures. */
 export function parseCases(): ParseCase[] {
   const cases: ParseCase[] = [];
-  const add = (op: OperationName, label: string, files: Array<SavedFile | undefined>, params?: Record<string, unknown>) => {
+  const add = (
+    op: OperationName,
+    label: string,
+    files: Array<SavedFile | undefined>,
+    params?: Record<string, unknown>,
+  ) => {
     if (files.every((f) => f !== undefined)) cases.push({ op, label, files: files, params });
   };
   const big = largeWatchPage();
@@ -47,22 +52,44 @@ export function parseCases(): ParseCase[] {
     cap(`${c24}B_offset130000-178000_quickfilters-count-sorter-cards1-3.html`),
     cap(`${c24}C_offset604000-636000_cards59-60-pagination-pagesize.html`),
   ]);
-  add('watchmarket.search', 'capture chrono24 legacy 2023 cards', [cap('chrono24/legacy-2023-03_search-cards-fragments_tkrejzlik.html')]);
+  add('watchmarket.search', 'capture chrono24 legacy 2023 cards', [
+    cap('chrono24/legacy-2023-03_search-cards-fragments_tkrejzlik.html'),
+  ]);
   add('watchmarket.search', 'fixture search-2026-page1.html', [fix('watchmarket/search-2026-page1.html')]);
   add('watchmarket.finder', 'shipped catalog, query=dial', [], { query: 'dial' });
-  add('resale-a.search', 'capture stockx nextdata search 2023-12-18', [cap('stockx/scrapfly_nextdata_search_2023-12-18.json')]);
-  add('resale-a.search', 'capture stockx browse (lucaschevrier)', [cap('stockx/lucaschevrier_browse-adidas-yeezy-boost-test.json')]);
+  add('resale-a.search', 'capture stockx nextdata search 2023-12-18', [
+    cap('stockx/scrapfly_nextdata_search_2023-12-18.json'),
+  ]);
+  add('resale-a.search', 'capture stockx browse (lucaschevrier)', [
+    cap('stockx/lucaschevrier_browse-adidas-yeezy-boost-test.json'),
+  ]);
   add('resale-a.search', 'fixture search-response.json', [fix('resale-a/search-response.json')]);
-  add('resale-a.product', 'capture stockx nextdata product 2024-10-21', [cap('stockx/scrapfly_nextdata_product_nike-x-stussy-bucket-hat-black_2024-10-21.json')]);
-  add('resale-a.product', 'fixture product-page.html + market-data.json', [fix('resale-a/product-page.html'), fix('resale-a/market-data.json')]);
+  add('resale-a.product', 'capture stockx nextdata product 2024-10-21', [
+    cap('stockx/scrapfly_nextdata_product_nike-x-stussy-bucket-hat-black_2024-10-21.json'),
+  ]);
+  add('resale-a.product', 'fixture product-page.html + market-data.json', [
+    fix('resale-a/product-page.html'),
+    fix('resale-a/market-data.json'),
+  ]);
   add('resale-b.prices', 'capture goat buy_bar_data', [cap('goat/dewuapiparser_goat_1341930_buy_bar_data.json')]);
   add('resale-b.prices', 'fixture buy-bar-data.json', [fix('resale-b/buy-bar-data.json')]);
   const template = capture('goat/dewuapiparser_goat_1341930_productTemplate.json');
-  if (template) add('resale-b.product', 'capture goat productTemplate in a page', [{ path: 'page.html', text: goatProductPage(JSON.parse(template)) }]);
-  add('resale-b.product', 'fixture product-template.json in a page', [{ path: 'page.html', text: goatProductPage(JSON.parse(fixture('resale-b/product-template.json'))) }]);
-  add('sportswear.product', 'fixture constructed-product-page-us.html', [fix('sportswear/constructed-product-page-us.html')]);
-  add('sportswear.product', 'fixture constructed-product-page-fr.html', [fix('sportswear/constructed-product-page-fr.html')]);
-  add('electronics.product', 'capture bestbuy 2025-06 graphql productBySkuId', [cap('bestbuy/scrapfly_2025-06_products_graphql_productBySkuId.json')]);
+  if (template)
+    add('resale-b.product', 'capture goat productTemplate in a page', [
+      { path: 'page.html', text: goatProductPage(JSON.parse(template)) },
+    ]);
+  add('resale-b.product', 'fixture product-template.json in a page', [
+    { path: 'page.html', text: goatProductPage(JSON.parse(fixture('resale-b/product-template.json'))) },
+  ]);
+  add('sportswear.product', 'fixture constructed-product-page-us.html', [
+    fix('sportswear/constructed-product-page-us.html'),
+  ]);
+  add('sportswear.product', 'fixture constructed-product-page-fr.html', [
+    fix('sportswear/constructed-product-page-fr.html'),
+  ]);
+  add('electronics.product', 'capture bestbuy 2025-06 graphql productBySkuId', [
+    cap('bestbuy/scrapfly_2025-06_products_graphql_productBySkuId.json'),
+  ]);
   add('electronics.product', 'capture bestbuy 2025-03 page data + 2024 reviews', [
     cap('bestbuy/scrapfly_2025-03_products_skuPriceDomain_specCategories.json'),
     cap('bestbuy/scrapfly_2024-03_ugc_v2_reviews_topics.json'),
@@ -101,7 +128,15 @@ export function parseCost(opts: { minRuns?: number; minMs?: number } = {}): Pars
     try {
       run();
     } catch (e) {
-      return { operation: c.op, input: c.label, bytes, ms_per_capture: NaN, ms_per_mb: NaN, runs: 0, error: (e as Error).message.slice(0, 200) };
+      return {
+        operation: c.op,
+        input: c.label,
+        bytes,
+        ms_per_capture: NaN,
+        ms_per_mb: NaN,
+        runs: 0,
+        error: (e as Error).message.slice(0, 200),
+      };
     }
     const { ms, runs } = measure(run, minRuns, minMs);
     // The finder parses the shipped catalog: its "input" is the catalog in memory, so no per-MB figure.

@@ -47,12 +47,16 @@ const results: {
     node: process.version,
     load_average_at_start: loadavg().map(round),
   },
-  inputs: sharedAvailable ? 'real captures (../shared/upstream-samples) where the path takes them, else repo fixtures' : 'repo fixtures (../shared absent)',
+  inputs: sharedAvailable
+    ? 'real captures (../shared/upstream-samples) where the path takes them, else repo fixtures'
+    : 'repo fixtures (../shared absent)',
 };
 
 const t0 = performance.now();
 const section = (title: string) => console.log(`\n== ${title}`);
-console.log(`marketlens bench — ${results.machine.cpus} CPUs (${results.machine.cpu_model}), Node ${process.version}, load ${loadavg().map(round).join(' ')}; inputs: ${results.inputs}`);
+console.log(
+  `marketlens bench — ${results.machine.cpus} CPUs (${results.machine.cpu_model}), Node ${process.version}, load ${loadavg().map(round).join(' ')}; inputs: ${results.inputs}`,
+);
 
 if (want('throughput')) {
   section('1. cached lookup throughput vs a bare Fastify handler (same bytes, same run)');
@@ -62,12 +66,28 @@ if (want('throughput')) {
     table(
       ['server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       [
-        ['bare Fastify', r.bare_fastify.req_per_s, r.bare_fastify.latency_p50_ms, r.bare_fastify.latency_p99_ms, r.bare_fastify.non_2xx, r.bare_fastify.errors],
-        ['marketlens (cache hit)', r.marketlens.req_per_s, r.marketlens.latency_p50_ms, r.marketlens.latency_p99_ms, r.marketlens.non_2xx, r.marketlens.errors],
+        [
+          'bare Fastify',
+          r.bare_fastify.req_per_s,
+          r.bare_fastify.latency_p50_ms,
+          r.bare_fastify.latency_p99_ms,
+          r.bare_fastify.non_2xx,
+          r.bare_fastify.errors,
+        ],
+        [
+          'marketlens (cache hit)',
+          r.marketlens.req_per_s,
+          r.marketlens.latency_p50_ms,
+          r.marketlens.latency_p99_ms,
+          r.marketlens.non_2xx,
+          r.marketlens.errors,
+        ],
       ],
     ),
   );
-  console.log(`ratio marketlens / bare = ${r.ratio} (${r.connections} connections × ${r.duration_s} s each, ${r.response_bytes}-byte answer, request log level ${r.log_level})`);
+  console.log(
+    `ratio marketlens / bare = ${r.ratio} (${r.connections} connections × ${r.duration_s} s each, ${r.response_bytes}-byte answer, request log level ${r.log_level})`,
+  );
 }
 
 if (want('cold')) {
@@ -76,7 +96,17 @@ if (want('cold')) {
   results.cold_path = rows;
   console.log(
     table(
-      ['operation', 'upstream req', 'upstream KB', 'service p50', 'service p99', 'upstream p50', 'upstream p99', 'overhead p50', 'overhead p99'],
+      [
+        'operation',
+        'upstream req',
+        'upstream KB',
+        'service p50',
+        'service p99',
+        'upstream p50',
+        'upstream p99',
+        'overhead p50',
+        'overhead p99',
+      ],
       rows.map((r) => [
         r.operation,
         r.upstream_requests,
@@ -106,7 +136,14 @@ if (want('parse')) {
   console.log(
     table(
       ['operation', 'input', 'KB', 'ms/capture', 'ms/MB', 'runs'],
-      rows.map((r) => [r.operation, r.input, round(r.bytes / 1000), r.error ? `FAILED: ${r.error}` : r.ms_per_capture, Number.isFinite(r.ms_per_mb) ? r.ms_per_mb : '-', r.runs]),
+      rows.map((r) => [
+        r.operation,
+        r.input,
+        round(r.bytes / 1000),
+        r.error ? `FAILED: ${r.error}` : r.ms_per_capture,
+        Number.isFinite(r.ms_per_mb) ? r.ms_per_mb : '-',
+        r.runs,
+      ]),
     ),
   );
 }
@@ -132,8 +169,26 @@ if (want('memory')) {
   );
   console.log(
     table(
-      ['RSS (MB)', 'process start', 'app started', 'cache full', `after ${r.lookups} lookups`, 'same, after GC', `GC after the ${r.deadline_ms} ms deadlines`],
-      [['', mb(r.rss.at_start), mb(r.rss.after_app_start), mb(r.rss.after_fill), mb(r.rss.after_lookups), mb(r.rss.after_lookups_gc), mb(r.rss.after_deadlines_gc)]],
+      [
+        'RSS (MB)',
+        'process start',
+        'app started',
+        'cache full',
+        `after ${r.lookups} lookups`,
+        'same, after GC',
+        `GC after the ${r.deadline_ms} ms deadlines`,
+      ],
+      [
+        [
+          '',
+          mb(r.rss.at_start),
+          mb(r.rss.after_app_start),
+          mb(r.rss.after_fill),
+          mb(r.rss.after_lookups),
+          mb(r.rss.after_lookups_gc),
+          mb(r.rss.after_deadlines_gc),
+        ],
+      ],
     ),
   );
   console.log(
@@ -146,7 +201,12 @@ if (want('status')) {
   section('6. what /api/v1/status costs the lookup path (per call, beyond an empty loop)');
   const r = statusCost();
   results.status = r;
-  console.log(table(['call', 'ns per call'], r.rows.map((row) => [row.call, row.ns_per_call])));
+  console.log(
+    table(
+      ['call', 'ns per call'],
+      r.rows.map((row) => [row.call, row.ns_per_call]),
+    ),
+  );
   console.log(
     `heap growth over ${r.calls} × 3 calls: ${r.heap_growth_bytes_per_call === null ? 'not measured (run node with --expose-gc)' : `${r.heap_growth_bytes_per_call} B per call`}; memory ${r.status_memory_note}`,
   );
@@ -166,13 +226,18 @@ if (want('history')) {
       ],
     ),
   );
-  console.log(`cold-path overhead of history: ${w.overhead_total_pct} % in total time, ${w.overhead_p50_pct} % at p50 (${w.rows_written} price rows written)`);
+  console.log(
+    `cold-path overhead of history: ${w.overhead_total_pct} % in total time, ${w.overhead_p50_pct} % at p50 (${w.rows_written} price rows written)`,
+  );
   console.log(
     `30-day daily series over ${r.series.rows} rows (${r.series.lookups} lookups, ${r.series.rows_in_window} rows in the window): ` +
       `p50 ${r.series.p50_ms} ms, p99 ${r.series.p99_ms} ms over ${r.series.runs} queries`,
   );
-  console.log(`SQLite size: ${mb(r.size.bytes)} MB for ${r.size.rows} rows = ${r.size.mb_per_million_rows} MB per million price rows`);
-  if (r.postgres_size) console.log(`PostgreSQL size (table + indexes): ${r.postgres_size.mb_per_million_rows} MB per million price rows`);
+  console.log(
+    `SQLite size: ${mb(r.size.bytes)} MB for ${r.size.rows} rows = ${r.size.mb_per_million_rows} MB per million price rows`,
+  );
+  if (r.postgres_size)
+    console.log(`PostgreSQL size (table + indexes): ${r.postgres_size.mb_per_million_rows} MB per million price rows`);
   else console.log('PostgreSQL size: not measured (no server reachable)');
 }
 

@@ -34,7 +34,11 @@ export function statusCost(): StatusCostResult {
   const agg = new StatusAggregator({ instance: 'bench' });
   const ops: OperationName[] = ['resale-b.prices', 'resale-a.search', 'electronics.product'];
   const results = ops.map((operation) => ({ operation }));
-  const failure = { operation: 'resale-b.prices' as OperationName, error: new MarketlensError('upstream_timeout', 'x'), at: Date.now() };
+  const failure = {
+    operation: 'resale-b.prices' as OperationName,
+    error: new MarketlensError('upstream_timeout', 'x'),
+    at: Date.now(),
+  };
   const events: UpstreamEvent[] = [
     { marketplace: 'resale-b', tier: 'direct', outcome: 'http_200', seconds: 0.12, bytes: 1200 },
     { marketplace: 'electronics', tier: 'proxy', outcome: 'upstream_blocked', seconds: 0.4 },
@@ -68,6 +72,7 @@ export function statusCost(): StatusCostResult {
     rows,
     calls: N,
     heap_growth_bytes_per_call: growth,
-    status_memory_note: 'fixed: 8 operations × 60 minutes × 21 counters + 5 marketplaces × 60 minutes × 46 counters, Float64 (≈ 190 KB)',
+    status_memory_note:
+      'fixed: 8 operations × 60 minutes × 21 counters + 5 marketplaces × 60 minutes × 46 counters, Float64 (≈ 190 KB)',
   };
 }

@@ -43,13 +43,20 @@ export function cannon(url: string, connections: number, duration: number): Prom
   return autocannon({ url, connections, duration, headers: { 'x-api-key': TEST_KEY } });
 }
 
-export async function throughput(opts: { connections?: number; duration?: number; warmup?: number } = {}): Promise<ThroughputResult> {
+export async function throughput(
+  opts: { connections?: number; duration?: number; warmup?: number } = {},
+): Promise<ThroughputResult> {
   const connections = opts.connections ?? envInt('BENCH_CONNECTIONS', 50);
   const duration = opts.duration ?? envInt('BENCH_DURATION', 10);
   const warmup = opts.warmup ?? envInt('BENCH_WARMUP', 2);
-  const { child, ready } = await startChild<{ base: string; bare: string; path: string; bytes: number; payload: string; logLevel: string }>(
-    new URL('./lib/service-child.ts', import.meta.url),
-  );
+  const { child, ready } = await startChild<{
+    base: string;
+    bare: string;
+    path: string;
+    bytes: number;
+    payload: string;
+    logLevel: string;
+  }>(new URL('./lib/service-child.ts', import.meta.url));
   try {
     // Warm both (JIT, connection pools), then measure bare and marketlens back to back.
     await cannon(ready.bare + ready.path, connections, warmup);

@@ -48,7 +48,12 @@ if (process.argv[2] === 'receiver') {
   });
   console.log(`creating ${SUBS} subscriptions…`);
   for (let i = 0; i < SUBS; i++) {
-    await engine.subscriptions.create('bench', { url: `http://127.0.0.1:${port}/hook`, events: ['price.changed'], filter: { products: [`p${i}`] }, description: null });
+    await engine.subscriptions.create('bench', {
+      url: `http://127.0.0.1:${port}/hook`,
+      events: ['price.changed'],
+      filter: { products: [`p${i}`] },
+      description: null,
+    });
   }
   // A baseline price per product first (first sightings send nothing), so every timed observation is a change.
   const price = new Map<number, number>();
@@ -62,7 +67,21 @@ if (process.argv[2] === 'receiver') {
       lookupId: `p${product}`,
       products: [],
       variants: [],
-      prices: [{ marketplace: 'resale-a', operation: 'resale-a.product', productId: `p${product}`, size: null, condition: null, kind: 'lowest_ask', amount, currency: 'USD', country: null, inStock: null, observedAt }],
+      prices: [
+        {
+          marketplace: 'resale-a',
+          operation: 'resale-a.product',
+          productId: `p${product}`,
+          size: null,
+          condition: null,
+          kind: 'lowest_ask',
+          amount,
+          currency: 'USD',
+          country: null,
+          inStock: null,
+          observedAt,
+        },
+      ],
       observedAt,
     };
   };
@@ -108,11 +127,36 @@ if (process.argv[2] === 'receiver') {
   };
   console.log(
     table(
-      ['subs', 'rate/s', 'delivered', 'deliv/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'RSS before/peak MB', 'heap end MB'],
-      [[SUBS, RATE, `${lags.length}/${total}`, result.deliveries_per_s, result.lag_ms.p50, result.lag_ms.p99, result.lag_ms.max, `${result.rss_mb.before}/${result.rss_mb.peak}`, result.heap_mb.end]],
+      [
+        'subs',
+        'rate/s',
+        'delivered',
+        'deliv/s',
+        'lag p50 ms',
+        'lag p99 ms',
+        'lag max ms',
+        'RSS before/peak MB',
+        'heap end MB',
+      ],
+      [
+        [
+          SUBS,
+          RATE,
+          `${lags.length}/${total}`,
+          result.deliveries_per_s,
+          result.lag_ms.p50,
+          result.lag_ms.p99,
+          result.lag_ms.max,
+          `${result.rss_mb.before}/${result.rss_mb.peak}`,
+          result.heap_mb.end,
+        ],
+      ],
     ),
   );
-  writeFileSync(join(import.meta.dirname, 'webhooks-results.json'), JSON.stringify({ when: new Date().toISOString(), ...result }, null, 2));
+  writeFileSync(
+    join(import.meta.dirname, 'webhooks-results.json'),
+    JSON.stringify({ when: new Date().toISOString(), ...result }, null, 2),
+  );
   await engine.close();
   await store.close();
   child.kill();

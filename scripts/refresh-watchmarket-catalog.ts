@@ -18,7 +18,13 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { isMarketlensError } from '../src/errors.js';
-import { extractFilterCodes, mergeFoundCodes, renderCatalogFile, type CatalogFile, type FoundCode } from '../src/marketplaces/watchmarket/catalog-refresh.js';
+import {
+  extractFilterCodes,
+  mergeFoundCodes,
+  renderCatalogFile,
+  type CatalogFile,
+  type FoundCode,
+} from '../src/marketplaces/watchmarket/catalog-refresh.js';
 import { FINDER_CATALOG_FILE } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
 
@@ -55,7 +61,8 @@ export function parseArgs(args: string[]): RefreshArgs {
 }
 
 /** A saved page that is Cloudflare's challenge instead of Chrono24's: saving happened before the check cleared. */
-const looksLikeChallenge = (html: string): boolean => /<title>Just a moment|cf-challenge|challenge-platform/i.test(html) && !/manufacturerIds|js-listing-item/.test(html);
+const looksLikeChallenge = (html: string): boolean =>
+  /<title>Just a moment|cf-challenge|challenge-platform/i.test(html) && !/manufacturerIds|js-listing-item/.test(html);
 
 async function fetchLive(urls: string[], found: FoundCode[]): Promise<boolean> {
   const config = loadConfig();
@@ -70,7 +77,9 @@ async function fetchLive(urls: string[], found: FoundCode[]): Promise<boolean> {
         )
         .catch((e: unknown) => {
           if (isMarketlensError(e) && e.code === 'upstream_blocked') {
-            throw new Error(`${url}: ${e.message} (Cloudflare challenge: configure a proxy, unblocker or the browser tier, or save the page from a browser and use --from)`);
+            throw new Error(
+              `${url}: ${e.message} (Cloudflare challenge: configure a proxy, unblocker or the browser tier, or save the page from a browser and use --from)`,
+            );
           }
           throw e;
         });
@@ -107,16 +116,22 @@ async function main(argv: string[]): Promise<number> {
   const base = args.base ? (JSON.parse(readFileSync(args.base, 'utf8')) as CatalogFile) : FINDER_CATALOG_FILE;
   const { catalog, added, unknownGroups } = mergeFoundCodes(base.groups, found);
   for (const a of added) console.log(`+ ${a.group} ${a.code} ${a.label}`);
-  if (unknownGroups.length > 0) console.error(`Parameters without a catalog group (add one by hand if they are filters): ${unknownGroups.join(', ')}`);
+  if (unknownGroups.length > 0)
+    console.error(
+      `Parameters without a catalog group (add one by hand if they are filters): ${unknownGroups.join(', ')}`,
+    );
   // Saved pages are named by file name (their folder is the user's), live ones by URL.
   const sources = [...new Set([...base.sources, ...args.files.map((f) => basename(f)), ...urls])];
   const text = renderCatalogFile(catalog, sources);
-  const target = args.out ?? fileURLToPath(new URL('../src/marketplaces/watchmarket/finder-catalog-data.json', import.meta.url));
+  const target =
+    args.out ?? fileURLToPath(new URL('../src/marketplaces/watchmarket/finder-catalog-data.json', import.meta.url));
   if (args.dryRun) {
     console.error(`Dry run: ${added.length} new codes, nothing written.`);
   } else {
     writeFileSync(target, text);
-    console.error(`Wrote ${target} (${added.length} new codes; ${catalog.reduce((n, g) => n + g.values.length, 0)} codes in all).`);
+    console.error(
+      `Wrote ${target} (${added.length} new codes; ${catalog.reduce((n, g) => n + g.values.length, 0)} codes in all).`,
+    );
   }
   return 0;
 }

@@ -41,7 +41,8 @@ Configuration: MARKETLENS_* environment variables or .env (see README).`;
 async function main(args: string[]): Promise<number> {
   const { argv, replay } = takeReplayFlag(args);
   // `--replay FILE.har` is the same setting as MARKETLENS_REPLAY, validated by the one config loader.
-  const loadConfig = () => loadConfigFrom(replay === undefined ? readEnv() : { ...readEnv(), MARKETLENS_REPLAY: replay });
+  const loadConfig = () =>
+    loadConfigFrom(replay === undefined ? readEnv() : { ...readEnv(), MARKETLENS_REPLAY: replay });
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
@@ -92,10 +93,14 @@ async function serve(config: Config): Promise<number> {
     app.marketlens.state.ready = false;
     // SIGTERM comes from an orchestrator: keep serving (with /readyz at 503) long enough for its load balancer to
     // notice and stop sending traffic, then close. Ctrl-C (SIGINT) is a person at a terminal: close at once.
-    if (signal === 'SIGTERM' && config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+    if (signal === 'SIGTERM' && config.shutdownDelayMs > 0)
+      await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     // In-flight requests get MARKETLENS_SHUTDOWN_TIMEOUT_MS to finish; then every connection is cut and we exit.
     const grace = setTimeout(() => {
-      app.log.warn({ open: app.marketlens.connections.open, timeoutMs: config.shutdownTimeoutMs }, 'shutdown grace over: closing remaining connections');
+      app.log.warn(
+        { open: app.marketlens.connections.open, timeoutMs: config.shutdownTimeoutMs },
+        'shutdown grace over: closing remaining connections',
+      );
       app.marketlens.connections.destroyAll();
       process.exit(1);
     }, config.shutdownTimeoutMs);
@@ -136,7 +141,9 @@ function createFlags(args: string[]): Partial<Record<(typeof CREATE_FLAGS)[numbe
   for (let i = 0; i < args.length; i += 2) {
     const name = args[i]!.replace(/^--/, '') as (typeof CREATE_FLAGS)[number];
     if (!args[i]!.startsWith('--') || !CREATE_FLAGS.includes(name)) {
-      throw new UsageError(`Unknown argument "${args[i]}". Usage: marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]`);
+      throw new UsageError(
+        `Unknown argument "${args[i]}". Usage: marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]`,
+      );
     }
     const value = args[i + 1];
     if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
@@ -148,7 +155,8 @@ function createFlags(args: string[]): Partial<Record<(typeof CREATE_FLAGS)[numbe
 /** `--daily 5` → 5; `--daily abc`, `--daily -5`, `--daily 1.5` → a usage error naming the flag. */
 function wholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number of requests (0 or more), got "${value}"`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`--${flag} must be a whole number of requests (0 or more), got "${value}"`);
   return Number(value);
 }
 
@@ -165,7 +173,9 @@ async function keys(config: Config, args: string[]): Promise<number> {
     if (f.rate !== undefined && !rateSpec.safeParse(f.rate).success) {
       throw new UsageError(`--rate must look like 600/min, 10/s, 1000/h, 5000/day or 0 (unlimited), got "${f.rate}"`);
     }
-    const { key, record } = await withStore(config, async (store) => (await openKeys(store, config, quietLog, false)).create(f.name ?? 'default', limits));
+    const { key, record } = await withStore(config, async (store) =>
+      (await openKeys(store, config, quietLog, false)).create(f.name ?? 'default', limits),
+    );
     console.log(JSON.stringify({ id: record.id, name: record.name, key }, null, 2));
     console.error('Store this key now: only its hash is kept.');
     return 0;
@@ -174,7 +184,10 @@ async function keys(config: Config, args: string[]): Promise<number> {
     const rows = await withStore(config, async (store) => {
       const listed = (await openKeys(store, config, quietLog, false)).list();
       // Requests counted this UTC day and month: the durable counts the servers write to the database.
-      const usage = await readUsageCounts(store.db, listed.map((k) => k.id));
+      const usage = await readUsageCounts(
+        store.db,
+        listed.map((k) => k.id),
+      );
       return listed.map((k) => ({
         id: k.id,
         name: k.name,
@@ -194,7 +207,9 @@ async function keys(config: Config, args: string[]): Promise<number> {
     return 0;
   }
   if (sub === 'revoke' && rest[0]) {
-    const k = await withStore(config, async (store) => (await openKeys(store, config, quietLog, false)).revoke(rest[0]!));
+    const k = await withStore(config, async (store) =>
+      (await openKeys(store, config, quietLog, false)).revoke(rest[0]!),
+    );
     if (!k) {
       console.error(`No single stored key matches "${rest[0]}" (use an id or prefix from \`marketlens keys list\`).`);
       return 1;
@@ -221,7 +236,10 @@ async function db(config: Config, args: string[]): Promise<number> {
   if (sub === 'status') {
     const store = await openStore(config, quietLog, { migrate: false, poolSize: CLI_POOL });
     try {
-      const migrations = (await migrationStatus(store.db)).map((m) => ({ name: m.name, applied_at: m.executedAt?.toISOString() ?? null }));
+      const migrations = (await migrationStatus(store.db)).map((m) => ({
+        name: m.name,
+        applied_at: m.executedAt?.toISOString() ?? null,
+      }));
       console.log(JSON.stringify({ engine: store.engine, database: store.where, migrations }, null, 2));
       return 0;
     } finally {
@@ -265,7 +283,9 @@ function operationParams(op: Operation, words: string[], partial = false): Recor
   }
   const parsed = (partial ? op.params.partial() : op.params).safeParse(raw);
   if (!parsed.success) {
-    const msg = parsed.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(', ')}: ${i.message}`);
+    const msg = parsed.error.issues.map(
+      (i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(', ')}: ${i.message}`,
+    );
     throw new UsageError(`Invalid parameters for ${op.name}: ${msg.join('; ')}`);
   }
   return parsed.data;
@@ -278,7 +298,9 @@ async function lookup(config: Config, args: string[]): Promise<number> {
   const { LookupService } = await import('./operations/lookup.js');
   const http = createHttpClient(config);
   try {
-    const result = await new LookupService(config, http).run(op, params, { signal: AbortSignal.timeout(config.deadlineMs) });
+    const result = await new LookupService(config, http).run(op, params, {
+      signal: AbortSignal.timeout(config.deadlineMs),
+    });
     console.log(JSON.stringify(JSON.parse(result.json), null, 2));
     if (result.missingParts.length > 0) console.error(`Missing parts: ${result.missingParts.join(', ')}`);
     return 0;
@@ -330,7 +352,9 @@ async function record(config: Config, args: string[]): Promise<number> {
   const recorder = new HarRecorder(out ? dirname(resolvePath(out)) : (config.recordDir ?? '.'));
   const http = createHttpClient(config, undefined, { recorder });
   try {
-    const result = await new LookupService(config, http).run(op, params, { signal: AbortSignal.timeout(config.deadlineMs) });
+    const result = await new LookupService(config, http).run(op, params, {
+      signal: AbortSignal.timeout(config.deadlineMs),
+    });
     console.log(JSON.stringify(JSON.parse(result.json), null, 2));
     return 0;
   } finally {
@@ -343,13 +367,18 @@ async function record(config: Config, args: string[]): Promise<number> {
   }
 }
 
-
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof ConfigError || e instanceof UsageError || e instanceof StoreError || e instanceof InvalidKeyOptions) console.error(e.message);
+    if (
+      e instanceof ConfigError ||
+      e instanceof UsageError ||
+      e instanceof StoreError ||
+      e instanceof InvalidKeyOptions
+    )
+      console.error(e.message);
     else if (e instanceof MarketlensError) console.error(`${e.code}: ${e.message}`);
     else console.error(e);
     process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions ? 2 : 1;

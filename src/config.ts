@@ -40,7 +40,12 @@ const origin = z
 
 const urlList = z
   .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(
     z.array(
       z.string().refine((s) => /^(https?|socks5h?|socks4):\/\/[^\s]+$/.test(s), {
@@ -49,7 +54,12 @@ const urlList = z
     ),
   );
 
-const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export const FETCH_TIERS = ['direct', 'proxy', 'unblocker', 'browser'] as const;
 export type FetchTier = (typeof FETCH_TIERS)[number];
@@ -70,16 +80,28 @@ const globalShape = {
   /** Webhook targets: allow http:// URLs, and names/addresses in loopback, private or link-local ranges (tests, LANs). */
   MARKETLENS_WEBHOOK_ALLOW_HTTP: bool.default(false),
   MARKETLENS_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
-  MARKETLENS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database').optional(),
+  MARKETLENS_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database')
+    .optional(),
   /** Days of price history kept (issue 17); a daily prune deletes older rows. */
   MARKETLENS_HISTORY_RETENTION_DAYS: int(1, 36500).default(365),
-  MARKETLENS_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected redis://host:port').optional(),
+  MARKETLENS_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'expected redis://host:port')
+    .optional(),
   /** Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server. */
-  MARKETLENS_REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'expected letters, digits, and : . _ -').default('marketlens:'),
+  MARKETLENS_REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, 'expected letters, digits, and : . _ -')
+    .default('marketlens:'),
   MARKETLENS_PROXY_URLS: urlList.default([]),
   MARKETLENS_UNBLOCKER_URL: z
     .string()
-    .refine((v) => /^https?:\/\/\S+$/.test(v) && v.includes('{url}'), 'expected an http(s) URL template containing {url}')
+    .refine(
+      (v) => /^https?:\/\/\S+$/.test(v) && v.includes('{url}'),
+      'expected an http(s) URL template containing {url}',
+    )
     .optional(),
   MARKETLENS_REPLAY: z.string().min(1).optional(),
   MARKETLENS_RECORD_DIR: z.string().min(1).optional(),
@@ -135,7 +157,9 @@ const globalShape = {
     .string()
     .trim()
     .regex(/^(off|\d+(s|m|h)?)$/, 'expected off, or seconds such as 300, 30s, 5m, 1h')
-    .transform((v) => (v === 'off' ? null : Number.parseInt(v, 10) * ({ s: 1, m: 60, h: 3600 }[v.slice(-1)] ?? 1) * 1000))
+    .transform((v) =>
+      v === 'off' ? null : Number.parseInt(v, 10) * ({ s: 1, m: 60, h: 3600 }[v.slice(-1)] ?? 1) * 1000,
+    )
     .refine((ms) => ms === null || ms >= 1000, 'the interval must be at least 1 s')
     .default(null),
 };

@@ -30,7 +30,9 @@ function capture(): Json[] {
   return JSON.parse(readCapture(BUY_BAR)) as Json[];
 }
 function entryIndex(root: Json[], size: string): number {
-  const i = root.findIndex((e) => valueAt(e, ['sizeOption', 'presentation']) === size && valueAt(e, ['shoeCondition']) === 'new_no_defects');
+  const i = root.findIndex(
+    (e) => valueAt(e, ['sizeOption', 'presentation']) === size && valueAt(e, ['shoeCondition']) === 'new_no_defects',
+  );
   if (i < 0) throw new Error(`no size ${size} in the capture`);
   return i;
 }
@@ -46,7 +48,8 @@ function soldOut(root: Json[], size: string): Json[] {
   const a = withValueAt(root, [i, 'stockStatus'], 'not_in_stock');
   return withValueAt(a, [i, 'lowestPriceCents'], { currency: 'USD' }) as Json[];
 }
-const cents = (root: Json[], size: string) => valueAt(root, [entryIndex(root, size), 'lowestPriceCents', 'amount']) as number;
+const cents = (root: Json[], size: string) =>
+  valueAt(root, [entryIndex(root, size), 'lowestPriceCents', 'amount']) as number;
 
 describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) => {
   const run = engineAvailable(engine) && sharedAvailable;
@@ -60,7 +63,12 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
     const receiver: Receiver = await startReceiver();
     const db = await createTestDatabase(engine);
     const app: FastifyInstance = await testApp(
-      { ...db.env, MARKETLENS_RESALE_B_ORIGIN: goat.origin, MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true', MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true' },
+      {
+        ...db.env,
+        MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+        MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true',
+        MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
       { alerts: { timing: FAST } },
     );
     cleanups.push(async () => {
@@ -75,7 +83,12 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
     goat.on(BUY_BAR_PATH, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
 
     const subscribe = async (events: EventType[], filter: WebhookFilter = {}) => {
-      const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: { url: receiver.url, events, filter, description: 'e2e' } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: auth,
+        payload: { url: receiver.url, events, filter, description: 'e2e' },
+      });
       expect(res.statusCode, res.body).toBe(201);
       const sub = res.json<{ id: string; secret: string }>();
       receiver.setSecret(sub.secret);
@@ -111,7 +124,8 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
       expect(await app.alerts.queue.list(subId, 100)).toHaveLength(n);
       const deadline = Date.now() + 10_000;
       while ((await app.alerts.queue.list(subId, 100)).some((d) => d.status !== 'delivered')) {
-        if (Date.now() > deadline) throw new Error(`deliveries not all delivered: ${JSON.stringify(await app.alerts.queue.list(subId, 100))}`);
+        if (Date.now() > deadline)
+          throw new Error(`deliveries not all delivered: ${JSON.stringify(await app.alerts.queue.list(subId, 100))}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(receiver.all).toHaveLength(n);
@@ -122,30 +136,33 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
     return { app, goat, receiver, subscribe, lookup, pipeline, delivered };
   }
 
-  it.skipIf(!run)('a scripted series of GOAT answers: one price.changed per change, none for repeated answers', async () => {
-    const { subscribe, lookup, delivered } = await setup();
-    const sub = await subscribe(['price.changed']);
-    const base = capture();
-    const start = cents(base, '1');
-    // Size 1's lowest price: as captured, again, −10 $, again, again, +25 $, back to the capture.
-    const steps = [start, start, start - 1000, start - 1000, start - 1000, start + 1500, start];
-    for (const c of steps) await lookup(withLowest(base, '1', c));
-    const messages = await delivered(sub.id, 3);
-    expect(messages.map((m) => [m.type, m.data.size, m.data.kind, m.data.old, m.data.new])).toEqual([
-      ['price.changed', '1', 'lowest_price', start / 100, (start - 1000) / 100],
-      ['price.changed', '1', 'lowest_price', (start - 1000) / 100, (start + 1500) / 100],
-      ['price.changed', '1', 'lowest_price', (start + 1500) / 100, start / 100],
-    ]);
-    expect(messages[0].data).toMatchObject({
-      marketplace: 'resale-b',
-      operation: 'resale-b.prices',
-      product_id: '1341930',
-      condition: 'new_no_defects/good_condition',
-      country: 'US',
-      currency: 'USD',
-      change: -10,
-    });
-  });
+  it.skipIf(!run)(
+    'a scripted series of GOAT answers: one price.changed per change, none for repeated answers',
+    async () => {
+      const { subscribe, lookup, delivered } = await setup();
+      const sub = await subscribe(['price.changed']);
+      const base = capture();
+      const start = cents(base, '1');
+      // Size 1's lowest price: as captured, again, −10 $, again, again, +25 $, back to the capture.
+      const steps = [start, start, start - 1000, start - 1000, start - 1000, start + 1500, start];
+      for (const c of steps) await lookup(withLowest(base, '1', c));
+      const messages = await delivered(sub.id, 3);
+      expect(messages.map((m) => [m.type, m.data.size, m.data.kind, m.data.old, m.data.new])).toEqual([
+        ['price.changed', '1', 'lowest_price', start / 100, (start - 1000) / 100],
+        ['price.changed', '1', 'lowest_price', (start - 1000) / 100, (start + 1500) / 100],
+        ['price.changed', '1', 'lowest_price', (start + 1500) / 100, start / 100],
+      ]);
+      expect(messages[0].data).toMatchObject({
+        marketplace: 'resale-b',
+        operation: 'resale-b.prices',
+        product_id: '1341930',
+        condition: 'new_no_defects/good_condition',
+        country: 'US',
+        currency: 'USD',
+        change: -10,
+      });
+    },
+  );
 
   it.skipIf(!run)('a price crossing a threshold: price.below once, not again while it stays below', async () => {
     const { subscribe, lookup, delivered } = await setup();
@@ -199,7 +216,9 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
     await pipeline();
     await lookup(changed, 'failed');
     await lookup(changed, 'failed');
-    expect((await delivered(sub.id, 1)).map((m) => [m.type, m.data.operation, m.data.code])).toEqual([['marketplace.changed', 'resale-b.prices', 'upstream_changed']]);
+    expect((await delivered(sub.id, 1)).map((m) => [m.type, m.data.operation, m.data.code])).toEqual([
+      ['marketplace.changed', 'resale-b.prices', 'upstream_changed'],
+    ]);
     expect(receiver.messages()[0].data.params).toMatchObject({ query: '1341930' });
     // It answers in the known format again (same prices: no price event), then changes again: that is news again.
     await lookup(base);

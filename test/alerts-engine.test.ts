@@ -35,7 +35,15 @@ function batch(prices: PriceSpec[], listingIds?: string[]): ObservationBatch {
     marketplace: 'resale-b',
     lookupId: 'air-jordan-1-chicago',
     products: [
-      { marketplace: 'resale-b', productId: 'air-jordan-1-chicago', name: 'Air Jordan 1 Chicago', url: 'https://www.goat.com/sneakers/air-jordan-1-chicago', image: null, sku: '555088-101', domain: 'goat.com' },
+      {
+        marketplace: 'resale-b',
+        productId: 'air-jordan-1-chicago',
+        name: 'Air Jordan 1 Chicago',
+        url: 'https://www.goat.com/sneakers/air-jordan-1-chicago',
+        image: null,
+        sku: '555088-101',
+        domain: 'goat.com',
+      },
     ],
     variants: [],
     prices: prices.map((p) => ({
@@ -87,23 +95,33 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     return { store, receiver, engine, instance, subscribe, db };
   }
 
-  it.skipIf(!engineAvailable(engineName))('sends exactly one verified price.changed per change, none for unchanged answers', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['price.changed']);
-    for (const amount of [100, 100, 110, 110, 110, 95, 95]) engine.handleObservations(batch([{ amount }]));
-    await engine.idle();
-    await receiver.waitFor(2);
-    await new Promise((r) => setTimeout(r, 200)); // nothing else arrives
-    const messages = receiver.messages();
-    expect(receiver.all.every((r) => r.verified)).toBe(true);
-    expect(messages.map((m) => [m.type, m.data.old, m.data.new])).toEqual([
-      ['price.changed', 100, 110],
-      ['price.changed', 110, 95],
-    ]);
-    expect(messages[0].data).toMatchObject({ change: 10, change_pct: 10, size: '10', kind: 'lowest_ask', currency: 'USD', product_id: 'air-jordan-1-chicago' });
-    expect(messages[1].data).toMatchObject({ change: -15, change_pct: -13.64 });
-    expect(typeof messages[0].timestamp).toBe('string');
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'sends exactly one verified price.changed per change, none for unchanged answers',
+    async () => {
+      const { receiver, engine, subscribe } = await setup();
+      await subscribe(['price.changed']);
+      for (const amount of [100, 100, 110, 110, 110, 95, 95]) engine.handleObservations(batch([{ amount }]));
+      await engine.idle();
+      await receiver.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200)); // nothing else arrives
+      const messages = receiver.messages();
+      expect(receiver.all.every((r) => r.verified)).toBe(true);
+      expect(messages.map((m) => [m.type, m.data.old, m.data.new])).toEqual([
+        ['price.changed', 100, 110],
+        ['price.changed', 110, 95],
+      ]);
+      expect(messages[0].data).toMatchObject({
+        change: 10,
+        change_pct: 10,
+        size: '10',
+        kind: 'lowest_ask',
+        currency: 'USD',
+        product_id: 'air-jordan-1-chicago',
+      });
+      expect(messages[1].data).toMatchObject({ change: -15, change_pct: -13.64 });
+      expect(typeof messages[0].timestamp).toBe('string');
+    },
+  );
 
   it.skipIf(!engineAvailable(engineName))('sends price.below / price.above once per threshold crossing', async () => {
     const { receiver, engine, subscribe } = await setup();
@@ -120,129 +138,193 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     ]);
   });
 
-  it.skipIf(!engineAvailable(engineName))('sends stock.changed when a size sells out or comes back, and applies filters', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['stock.changed']);
-    // Size 9 moves by under 1 %: this subscription must receive nothing (its messages would also fail verification).
-    await engine.subscriptions.create('key-a', { url: `${receiver.url}?other`, events: ['price.changed'], filter: { sizes: ['9'], min_change_pct: 5 }, description: null });
-    const series: [number, boolean][] = [[100, true], [100, false], [100, false], [101, true]];
-    for (const [amount, inStock] of series) engine.handleObservations(batch([{ amount, inStock }, { amount: amount + 1, size: '9' }]));
-    await engine.idle();
-    await receiver.waitFor(2);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.all.map((r) => r.body.type)).toEqual(['stock.changed', 'stock.changed']);
-    expect(receiver.messages().map((m) => [m.data.in_stock, m.data.price])).toEqual([
-      [false, 100],
-      [true, 101],
-    ]);
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'sends stock.changed when a size sells out or comes back, and applies filters',
+    async () => {
+      const { receiver, engine, subscribe } = await setup();
+      await subscribe(['stock.changed']);
+      // Size 9 moves by under 1 %: this subscription must receive nothing (its messages would also fail verification).
+      await engine.subscriptions.create('key-a', {
+        url: `${receiver.url}?other`,
+        events: ['price.changed'],
+        filter: { sizes: ['9'], min_change_pct: 5 },
+        description: null,
+      });
+      const series: [number, boolean][] = [
+        [100, true],
+        [100, false],
+        [100, false],
+        [101, true],
+      ];
+      for (const [amount, inStock] of series)
+        engine.handleObservations(
+          batch([
+            { amount, inStock },
+            { amount: amount + 1, size: '9' },
+          ]),
+        );
+      await engine.idle();
+      await receiver.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.all.map((r) => r.body.type)).toEqual(['stock.changed', 'stock.changed']);
+      expect(receiver.messages().map((m) => [m.data.in_stock, m.data.price])).toEqual([
+        [false, 100],
+        [true, 101],
+      ]);
+    },
+  );
 
-  it.skipIf(!engineAvailable(engineName))('stock.changed once per size, not once per price kind carrying the stock status', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['stock.changed']);
-    for (const inStock of [true, false, true]) engine.handleObservations(batch([{ amount: 90, kind: 'last_sale', inStock }, { amount: 100, inStock }]));
-    await engine.idle();
-    await receiver.waitFor(2);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.all.map((r) => [r.body.type, r.body.data.in_stock, r.body.data.kind, r.body.data.price])).toEqual([
-      ['stock.changed', false, 'lowest_ask', 100],
-      ['stock.changed', true, 'lowest_ask', 100],
-    ]);
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'stock.changed once per size, not once per price kind carrying the stock status',
+    async () => {
+      const { receiver, engine, subscribe } = await setup();
+      await subscribe(['stock.changed']);
+      for (const inStock of [true, false, true])
+        engine.handleObservations(
+          batch([
+            { amount: 90, kind: 'last_sale', inStock },
+            { amount: 100, inStock },
+          ]),
+        );
+      await engine.idle();
+      await receiver.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.all.map((r) => [r.body.type, r.body.data.in_stock, r.body.data.kind, r.body.data.price])).toEqual(
+        [
+          ['stock.changed', false, 'lowest_ask', 100],
+          ['stock.changed', true, 'lowest_ask', 100],
+        ],
+      );
+    },
+  );
 
   it.skipIf(!engineAvailable(engineName))('min_change_pct, products and kinds filters', async () => {
     const { receiver, engine, subscribe } = await setup();
     await subscribe(['price.changed'], { min_change_pct: 5, products: ['555088-101'], kinds: ['lowest_ask'] });
-    for (const amount of [100, 102, 120]) engine.handleObservations(batch([{ amount }, { amount: amount * 2, kind: 'last_sale' }, { amount, productId: 'other' }]));
+    for (const amount of [100, 102, 120])
+      engine.handleObservations(
+        batch([{ amount }, { amount: amount * 2, kind: 'last_sale' }, { amount, productId: 'other' }]),
+      );
     await engine.idle();
     await receiver.waitFor(1);
     await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.messages().map((m) => [m.data.kind, m.data.product_id, m.data.old, m.data.new])).toEqual([['lowest_ask', 'air-jordan-1-chicago', 102, 120]]);
-  });
-
-  it.skipIf(!engineAvailable(engineName))('listing.new / listing.removed from a watch search, product.not_found and marketplace.changed once', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['listing.new', 'listing.removed', 'product.not_found', 'marketplace.changed']);
-    engine.handleObservations(batch([], ['a', 'b']));
-    engine.handleObservations(batch([], ['b', 'a']));
-    engine.handleObservations(batch([], ['b', 'c']));
-    const changed = new MarketlensError('upstream_changed', 'resale-b: no __NEXT_DATA__');
-    for (let i = 0; i < 3; i++) engine.handleFailure({ operation: 'resale-b.product', params: { query: 'x' }, error: changed, at: t0 + i });
-    engine.handleFailure({ operation: 'resale-b.product', params: { query: 'gone' }, error: new MarketlensError('not_found', 'no product'), at: t0 + 5 });
-    engine.handleFailure({ operation: 'resale-b.product', params: { query: 'gone' }, error: new MarketlensError('not_found', 'no product'), at: t0 + 6 });
-    await engine.idle();
-    await receiver.waitFor(4);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.messages().map((m) => [m.type, m.data.listing_id ?? m.data.params?.query])).toEqual([
-      ['listing.new', 'c'],
-      ['listing.removed', 'a'],
-      ['marketplace.changed', 'x'],
-      ['product.not_found', 'gone'],
+    expect(receiver.messages().map((m) => [m.data.kind, m.data.product_id, m.data.old, m.data.new])).toEqual([
+      ['lowest_ask', 'air-jordan-1-chicago', 102, 120],
     ]);
   });
 
-  it.skipIf(!engineAvailable(engineName))('marketplace.changed: a success observed before the failure, handed in after it, does not re-arm it', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['marketplace.changed']);
-    const changed = new MarketlensError('upstream_changed', 'resale-b: buy_bar_data entry 0: sizeOption required');
-    const fail = (at: number) => engine.handleFailure({ operation: 'resale-b.prices', params: { query: 'x' }, error: changed, at });
-    const early = batch([{ amount: 100 }]); // fetched before the format changed; the history hands it over after its flush
-    fail(t0 + 1_000);
-    engine.handleObservations(early);
-    fail(t0 + 2_000);
-    engine.handleObservations(batch([{ amount: 100 }])); // a later success: the next format change is news again
-    fail(t0 + 1_000);
-    await engine.idle();
-    await receiver.waitFor(2);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.messages().map((m) => [m.type, m.data.at])).toEqual([
-      ['marketplace.changed', new Date(early.observedAt.getTime() + 1_000).toISOString()],
-      ['marketplace.changed', new Date(t0 + 1_000).toISOString()],
-    ]);
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'listing.new / listing.removed from a watch search, product.not_found and marketplace.changed once',
+    async () => {
+      const { receiver, engine, subscribe } = await setup();
+      await subscribe(['listing.new', 'listing.removed', 'product.not_found', 'marketplace.changed']);
+      engine.handleObservations(batch([], ['a', 'b']));
+      engine.handleObservations(batch([], ['b', 'a']));
+      engine.handleObservations(batch([], ['b', 'c']));
+      const changed = new MarketlensError('upstream_changed', 'resale-b: no __NEXT_DATA__');
+      for (let i = 0; i < 3; i++)
+        engine.handleFailure({ operation: 'resale-b.product', params: { query: 'x' }, error: changed, at: t0 + i });
+      engine.handleFailure({
+        operation: 'resale-b.product',
+        params: { query: 'gone' },
+        error: new MarketlensError('not_found', 'no product'),
+        at: t0 + 5,
+      });
+      engine.handleFailure({
+        operation: 'resale-b.product',
+        params: { query: 'gone' },
+        error: new MarketlensError('not_found', 'no product'),
+        at: t0 + 6,
+      });
+      await engine.idle();
+      await receiver.waitFor(4);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.messages().map((m) => [m.type, m.data.listing_id ?? m.data.params?.query])).toEqual([
+        ['listing.new', 'c'],
+        ['listing.removed', 'a'],
+        ['marketplace.changed', 'x'],
+        ['product.not_found', 'gone'],
+      ]);
+    },
+  );
 
-  it.skipIf(!engineAvailable(engineName))('two instances on one database: each change detected and delivered once', async () => {
-    const { receiver, engine, instance, subscribe } = await setup();
-    const second = instance();
-    await subscribe(['price.changed']);
-    const series = [100, 110, 120, 130, 140, 150].map((amount) => batch([{ amount }, { amount: amount + 5, size: '11' }]));
-    // Both instances observe the same answers (e.g. both tracked the product), concurrently.
-    for (const b of series) {
-      engine.handleObservations(b);
-      second.handleObservations(b);
-    }
-    await Promise.all([engine.idle(), second.idle()]);
-    await receiver.waitFor(10);
-    await new Promise((r) => setTimeout(r, 300));
-    const got = receiver.messages();
-    expect(got).toHaveLength(10);
-    expect(new Set(receiver.all.map((r) => r.id)).size).toBe(receiver.all.length);
-    expect(got.filter((m) => m.data.size === '10').map((m) => m.data.new)).toEqual([110, 120, 130, 140, 150]);
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'marketplace.changed: a success observed before the failure, handed in after it, does not re-arm it',
+    async () => {
+      const { receiver, engine, subscribe } = await setup();
+      await subscribe(['marketplace.changed']);
+      const changed = new MarketlensError('upstream_changed', 'resale-b: buy_bar_data entry 0: sizeOption required');
+      const fail = (at: number) =>
+        engine.handleFailure({ operation: 'resale-b.prices', params: { query: 'x' }, error: changed, at });
+      const early = batch([{ amount: 100 }]); // fetched before the format changed; the history hands it over after its flush
+      fail(t0 + 1_000);
+      engine.handleObservations(early);
+      fail(t0 + 2_000);
+      engine.handleObservations(batch([{ amount: 100 }])); // a later success: the next format change is news again
+      fail(t0 + 1_000);
+      await engine.idle();
+      await receiver.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.messages().map((m) => [m.type, m.data.at])).toEqual([
+        ['marketplace.changed', new Date(early.observedAt.getTime() + 1_000).toISOString()],
+        ['marketplace.changed', new Date(t0 + 1_000).toISOString()],
+      ]);
+    },
+  );
 
-  it.skipIf(!engineAvailable(engineName))('receiver down, then up: every event delivered, in order, same webhook-id on retries', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['price.changed']);
-    await receiver.stop();
-    for (const amount of [100, 101, 102, 103, 104, 105]) engine.handleObservations(batch([{ amount }]));
-    await engine.idle();
-    await new Promise((r) => setTimeout(r, 600)); // several failed attempts (connection refused)
-    await receiver.restart();
-    await receiver.waitFor(5);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.messages().map((m) => m.data.new)).toEqual([101, 102, 103, 104, 105]);
-    const [sub] = await engine.subscriptions.list('key-a');
-    const deliveries = await engine.queue.list(sub!.id, 10);
-    expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
-    expect(deliveries.at(-1)!.attempts).toBeGreaterThan(1);
-    expect(deliveries.at(-1)!.response_code).toBe(204);
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'two instances on one database: each change detected and delivered once',
+    async () => {
+      const { receiver, engine, instance, subscribe } = await setup();
+      const second = instance();
+      await subscribe(['price.changed']);
+      const series = [100, 110, 120, 130, 140, 150].map((amount) =>
+        batch([{ amount }, { amount: amount + 5, size: '11' }]),
+      );
+      // Both instances observe the same answers (e.g. both tracked the product), concurrently.
+      for (const b of series) {
+        engine.handleObservations(b);
+        second.handleObservations(b);
+      }
+      await Promise.all([engine.idle(), second.idle()]);
+      await receiver.waitFor(10);
+      await new Promise((r) => setTimeout(r, 300));
+      const got = receiver.messages();
+      expect(got).toHaveLength(10);
+      expect(new Set(receiver.all.map((r) => r.id)).size).toBe(receiver.all.length);
+      expect(got.filter((m) => m.data.size === '10').map((m) => m.data.new)).toEqual([110, 120, 130, 140, 150]);
+    },
+  );
+
+  it.skipIf(!engineAvailable(engineName))(
+    'receiver down, then up: every event delivered, in order, same webhook-id on retries',
+    async () => {
+      const { receiver, engine, subscribe } = await setup();
+      await subscribe(['price.changed']);
+      await receiver.stop();
+      for (const amount of [100, 101, 102, 103, 104, 105]) engine.handleObservations(batch([{ amount }]));
+      await engine.idle();
+      await new Promise((r) => setTimeout(r, 600)); // several failed attempts (connection refused)
+      await receiver.restart();
+      await receiver.waitFor(5);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.messages().map((m) => m.data.new)).toEqual([101, 102, 103, 104, 105]);
+      const [sub] = await engine.subscriptions.list('key-a');
+      const deliveries = await engine.queue.list(sub!.id, 10);
+      expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
+      expect(deliveries.at(-1)!.attempts).toBeGreaterThan(1);
+      expect(deliveries.at(-1)!.response_code).toBe(204);
+    },
+  );
 
   it.skipIf(!engineAvailable(engineName))('4xx stops, 5xx retries, 429 honours Retry-After', async () => {
     const { receiver, engine, subscribe } = await setup();
     const sub = await subscribe(['price.changed']);
     const plan = [410, 503, 429, 204];
-    receiver.answer = (_req, n) => ({ status: plan[n] ?? 204, headers: plan[n] === 429 ? { 'retry-after': '1' } : undefined });
+    receiver.answer = (_req, n) => ({
+      status: plan[n] ?? 204,
+      headers: plan[n] === 429 ? { 'retry-after': '1' } : undefined,
+    });
     engine.handleObservations(batch([{ amount: 1 }]));
     engine.handleObservations(batch([{ amount: 2 }])); // → 410: given up at once
     engine.handleObservations(batch([{ amount: 3 }])); // → 503, 429 (wait ≥ 1 s), 204
@@ -258,23 +340,26 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     ]);
   });
 
-  it.skipIf(!engineAvailable(engineName))('a subscription failing for the whole disable period is disabled and says so', async () => {
-    const { receiver, engine, subscribe } = await setup({ ...FAST, disableAfterMs: 300 });
-    const sub = await subscribe(['price.changed']);
-    receiver.answer = () => ({ status: 500 });
-    engine.handleObservations(batch([{ amount: 1 }]));
-    engine.handleObservations(batch([{ amount: 2 }]));
-    await engine.idle();
-    const deadline = Date.now() + 5_000;
-    let state = await engine.subscriptions.get('key-a', sub.id);
-    while (state!.enabled && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      state = await engine.subscriptions.get('key-a', sub.id);
-    }
-    expect(state).toMatchObject({ enabled: false });
-    expect(state!.disabledReason).toMatch(/failed/);
-    const hits = receiver.all.length;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.all.length).toBe(hits); // no more attempts once disabled
-  });
+  it.skipIf(!engineAvailable(engineName))(
+    'a subscription failing for the whole disable period is disabled and says so',
+    async () => {
+      const { receiver, engine, subscribe } = await setup({ ...FAST, disableAfterMs: 300 });
+      const sub = await subscribe(['price.changed']);
+      receiver.answer = () => ({ status: 500 });
+      engine.handleObservations(batch([{ amount: 1 }]));
+      engine.handleObservations(batch([{ amount: 2 }]));
+      await engine.idle();
+      const deadline = Date.now() + 5_000;
+      let state = await engine.subscriptions.get('key-a', sub.id);
+      while (state!.enabled && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        state = await engine.subscriptions.get('key-a', sub.id);
+      }
+      expect(state).toMatchObject({ enabled: false });
+      expect(state!.disabledReason).toMatch(/failed/);
+      const hits = receiver.all.length;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.all.length).toBe(hits); // no more attempts once disabled
+    },
+  );
 });

@@ -60,9 +60,16 @@ describe('huge watchmarket pages', () => {
   beforeAll(async () => {
     await chrono.start();
     chrono.on('/search/index.htm', (req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(req.query.get('query')?.startsWith('valid') ? valid : hostile);
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(req.query.get('query')?.startsWith('valid') ? valid : hostile);
     });
-    app = await testApp({ MARKETLENS_WATCHMARKET_ORIGIN: chrono.origin, MARKETLENS_DEADLINE_MS: '30000', MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000', MARKETLENS_PARSE_THREADS: '2' });
+    app = await testApp({
+      MARKETLENS_WATCHMARKET_ORIGIN: chrono.origin,
+      MARKETLENS_DEADLINE_MS: '30000',
+      MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000',
+      MARKETLENS_PARSE_THREADS: '2',
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
   });
@@ -87,7 +94,9 @@ describe('huge watchmarket pages', () => {
   });
 
   it('/healthz stays fast while 8 multi-MB pages parse at once', async () => {
-    const lookups = Array.from({ length: 8 }, (_, i) => get(port, `${SEARCH}?query=hostile-${i}&page_size=60&max_age=0`));
+    const lookups = Array.from({ length: 8 }, (_, i) =>
+      get(port, `${SEARCH}?query=hostile-${i}&page_size=60&max_age=0`),
+    );
     let done = false;
     const all = Promise.all(lookups).finally(() => (done = true));
     const latencies: number[] = [];

@@ -13,7 +13,8 @@ import { FakeUpstream } from './support/fake-upstream.js';
 const POOL = 4;
 const GOAT = 'https://www.goat.com';
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
-const page = (title: string): string => `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`;
+const page = (title: string): string =>
+  `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`;
 
 /** The main Chromium process of a profile (the one without `--type=`), found by its own temp user-data dir. */
 function browserPid(userDataDir: string): number | undefined {
@@ -26,7 +27,8 @@ function browserPid(userDataDir: string): number | undefined {
       continue;
     }
     const args = cmd.split('\0');
-    if (args.includes(`--user-data-dir=${userDataDir}`) && !args.some((a) => a.startsWith('--type='))) return Number(entry);
+    if (args.includes(`--user-data-dir=${userDataDir}`) && !args.some((a) => a.startsWith('--type=')))
+      return Number(entry);
   }
   return undefined;
 }
@@ -44,7 +46,11 @@ describe.skipIf(!chromiumAvailable)('browser tier limits (Chromium)', () => {
   let fetcher: ChromiumFetcher;
   let inFlight = 0;
   let maxInFlight = 0;
-  const ctx = (ms = 10_000): BrowserFetchContext => ({ marketplace: 'resale-b', signal: AbortSignal.timeout(ms), cookies: '' });
+  const ctx = (ms = 10_000): BrowserFetchContext => ({
+    marketplace: 'resale-b',
+    signal: AbortSignal.timeout(ms),
+    cookies: '',
+  });
 
   beforeAll(async () => {
     await site.start();
@@ -61,7 +67,12 @@ describe.skipIf(!chromiumAvailable)('browser tier limits (Chromium)', () => {
     site.on('/never', () => undefined);
     // A site whose home page script never yields: any call made from that page hangs.
     site.serve('/', '<!DOCTYPE html><html><body><script>for (;;) {}</script></body></html>');
-    fetcher = new ChromiumFetcher({ executablePath: chromiumPath, poolSize: POOL, origins: { 'resale-b': site.origin }, challengeWaitMs: 1_000 });
+    fetcher = new ChromiumFetcher({
+      executablePath: chromiumPath,
+      poolSize: POOL,
+      origins: { 'resale-b': site.origin },
+      challengeWaitMs: 1_000,
+    });
   });
   afterAll(async () => {
     await fetcher?.close();
@@ -74,7 +85,9 @@ describe.skipIf(!chromiumAvailable)('browser tier limits (Chromium)', () => {
       Array.from({ length: 20 }, (_, n) => fetcher.fetch({ url: `${GOAT}/slow?n=${n}`, expect: 'html' }, ctx(20_000))),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
-    expect(results.map((r) => /<h1>slow (\d+)<\/h1>/.exec(r.body)?.[1])).toEqual(Array.from({ length: 20 }, (_, n) => String(n)));
+    expect(results.map((r) => /<h1>slow (\d+)<\/h1>/.exec(r.body)?.[1])).toEqual(
+      Array.from({ length: 20 }, (_, n) => String(n)),
+    );
     expect(results[7]!.url).toBe(`${GOAT}/slow?n=7`);
     const stats = fetcher.pool.stats();
     expect(stats.peak).toBe(POOL); // the counter saw the pool full, never over it
@@ -87,7 +100,9 @@ describe.skipIf(!chromiumAvailable)('browser tier limits (Chromium)', () => {
 
   it('kills a page whose document never arrives at the deadline, and gives its slot back', async () => {
     const t0 = Date.now();
-    await expect(fetcher.fetch({ url: `${GOAT}/never`, expect: 'html' }, ctx(600))).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(fetcher.fetch({ url: `${GOAT}/never`, expect: 'html' }, ctx(600))).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
     expect(Date.now() - t0).toBeLessThan(1_500);
     await until(() => fetcher.pool.stats().busy === 0, 2_500);
     expect(fetcher.pool.stats().idle).toBeLessThan(POOL + 1);
@@ -131,6 +146,8 @@ describe.skipIf(!chromiumAvailable)('browser tier limits (Chromium)', () => {
     await fetcher.close();
     expect(existsSync(dir)).toBe(false);
     expect(browserPid(dir)).toBeUndefined();
-    await expect(fetcher.fetch({ url: `${GOAT}/ok`, expect: 'html' }, ctx())).rejects.toMatchObject({ code: 'internal' });
+    await expect(fetcher.fetch({ url: `${GOAT}/ok`, expect: 'html' }, ctx())).rejects.toMatchObject({
+      code: 'internal',
+    });
   });
 });

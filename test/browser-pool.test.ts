@@ -64,7 +64,13 @@ describe('page pool', () => {
         await tick();
         lease.release(true);
       });
-    const all = [wait('watchmarket', 'w1'), wait('watchmarket', 'w2'), wait('watchmarket', 'w3'), wait('resale-a', 'a1'), wait('resale-a', 'a2')];
+    const all = [
+      wait('watchmarket', 'w1'),
+      wait('watchmarket', 'w2'),
+      wait('watchmarket', 'w3'),
+      wait('resale-a', 'a1'),
+      wait('resale-a', 'a2'),
+    ];
     expect(pool.stats().waiting).toBe(5);
     first.release(true);
     await Promise.all(all);
@@ -113,7 +119,9 @@ describe('page pool', () => {
 
   it('gives the slot back when a page cannot be opened', async () => {
     const pool = new PagePool<FakePage>(1);
-    await expect(pool.acquire('sportswear', live(), () => Promise.reject(new Error('browser died')))).rejects.toThrow('browser died');
+    await expect(pool.acquire('sportswear', live(), () => Promise.reject(new Error('browser died')))).rejects.toThrow(
+      'browser died',
+    );
     expect(pool.stats().busy).toBe(0);
     const { open } = opener();
     const lease = await pool.acquire('sportswear', live(), open);

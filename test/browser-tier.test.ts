@@ -65,9 +65,17 @@ describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
     return http;
   }
 
-  const lookup = (): { marketplace: 'watchmarket'; signal: AbortSignal } => ({ marketplace: 'watchmarket', signal: AbortSignal.timeout(10_000) });
-  const browserCtx = (cookies = ''): BrowserFetchContext => ({ marketplace: 'watchmarket', signal: AbortSignal.timeout(10_000), cookies });
-  const html = (title: string): string => `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`;
+  const lookup = (): { marketplace: 'watchmarket'; signal: AbortSignal } => ({
+    marketplace: 'watchmarket',
+    signal: AbortSignal.timeout(10_000),
+  });
+  const browserCtx = (cookies = ''): BrowserFetchContext => ({
+    marketplace: 'watchmarket',
+    signal: AbortSignal.timeout(10_000),
+    cookies,
+  });
+  const html = (title: string): string =>
+    `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`;
 
   beforeAll(async () => {
     await site.start();
@@ -84,8 +92,12 @@ describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
     challenge.served = 0;
     internalHits = 0;
     browserCalls = 0;
-    challenge.protect('/', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('Chrono24 home')));
-    challenge.protect('/search/index.htm', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('Rolex results')));
+    challenge.protect('/', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html('Chrono24 home')),
+    );
+    challenge.protect('/search/index.htm', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html('Rolex results')),
+    );
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close?.()));
@@ -143,9 +155,15 @@ describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
 
   it('calls a JSON API from inside a page on the site: home page (challenge passed) first, then fetch() with its cookies', async () => {
     const data = { items: [{ id: 1, price: 9500 }] };
-    challenge.protect('/api/listings', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(data)));
+    challenge.protect('/api/listings', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(data)),
+    );
     const res = await fetcher.fetch(
-      { url: 'https://www.chrono24.com/api/listings?page=2', expect: 'json', headers: { 'x-requested-with': 'XMLHttpRequest', 'user-agent': 'ignored' } },
+      {
+        url: 'https://www.chrono24.com/api/listings?page=2',
+        expect: 'json',
+        headers: { 'x-requested-with': 'XMLHttpRequest', 'user-agent': 'ignored' },
+      },
       browserCtx(),
     );
     expect(res.status).toBe(200);
@@ -172,7 +190,10 @@ describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
 
   it("starts the page with the client's cookies: a clearance the fast client holds spares the challenge", async () => {
     // The fake binds the clearance to the first User-Agent that shows it; the browser's must be the fast client's.
-    const res = await fetcher.fetch({ url: SEARCH, expect: 'html' }, browserCtx(`cf_clearance=${challenge.clearance}; session=abc`));
+    const res = await fetcher.fetch(
+      { url: SEARCH, expect: 'html' },
+      browserCtx(`cf_clearance=${challenge.clearance}; session=abc`),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toContain('<h1>Rolex results</h1>');
     expect(challenge.served).toBe(0);
@@ -185,7 +206,9 @@ describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
 
   it('returns the challenge (a block for the client to judge) when it does not pass itself in time', async () => {
     site.on('/stuck', (_req, res) => {
-      res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' }).end('<html><head><title>Just a moment...</title></head><body>cf_chl_opt</body></html>');
+      res
+        .writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' })
+        .end('<html><head><title>Just a moment...</title></head><body>cf_chl_opt</body></html>');
     });
     const t0 = Date.now();
     const res = await fetcher.fetch({ url: 'https://www.chrono24.com/stuck', expect: 'html' }, browserCtx());
@@ -216,13 +239,19 @@ try { new WebSocket('ws://127.0.0.1:${wsPort}/ws'); } catch (e) {}
 </script><h1>Listing</h1></body></html>`,
     );
     site.serve('/photo.jpg', 'jpeg', { type: 'image/jpeg' });
-    const res = await fetcher.fetch({ url: 'https://www.chrono24.com/page', expect: 'html' }, browserCtx(`cf_clearance=${challenge.clearance}`));
+    const res = await fetcher.fetch(
+      { url: 'https://www.chrono24.com/page', expect: 'html' },
+      browserCtx(`cf_clearance=${challenge.clearance}`),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toContain('<h1>Listing</h1>');
     await new Promise((r) => setTimeout(r, 500)); // let the page's scripts try
     expect(internalHits).toBe(0);
     expect(site.count('/photo.jpg')).toBe(0); // images are not loaded at all
-    const refused = fetcher.stats().sites.find((s) => s.marketplace === 'watchmarket')!.refused.map((r) => r.target);
+    const refused = fetcher
+      .stats()
+      .sites.find((s) => s.marketplace === 'watchmarket')!
+      .refused.map((r) => r.target);
     expect(refused.some((t) => t.includes('/beacon'))).toBe(true);
 
     // A URL off the marketplace is refused before the browser is even asked.

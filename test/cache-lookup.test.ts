@@ -14,7 +14,13 @@ const silent = { info() {}, warn() {}, error() {} };
 const ttl = { prices: 60, products: 900, searches: 300, finder: 86_400 };
 
 function cache(deadlineMs = 2000) {
-  return new LookupCache({ store: new MemoryStore(1024 * 1024), ttl, staleIfErrorSeconds: 3600, deadlineMs, log: silent });
+  return new LookupCache({
+    store: new MemoryStore(1024 * 1024),
+    ttl,
+    staleIfErrorSeconds: 3600,
+    deadlineMs,
+    log: silent,
+  });
 }
 
 /** A fetch that answers after `ms`, recording the signal it was given. */
@@ -22,7 +28,10 @@ function slowFetch(ms: number, seen: AbortSignal[]) {
   return (signal: AbortSignal): Promise<FetchedAnswer> => {
     seen.push(signal);
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => resolve({ json: '{"ok":true}', fetchedAt: Date.now(), missingParts: [], upstreamMs: ms, parseMs: 0.1 }), ms);
+      const t = setTimeout(
+        () => resolve({ json: '{"ok":true}', fetchedAt: Date.now(), missingParts: [], upstreamMs: ms, parseMs: 0.1 }),
+        ms,
+      );
       signal.addEventListener('abort', () => {
         clearTimeout(t);
         reject(new MarketlensError('upstream_timeout', 'aborted'));
@@ -36,7 +45,8 @@ describe('shared fetch and deadlines', () => {
     const c = cache();
     const seen: AbortSignal[] = [];
     const fetch = slowFetch(200, seen);
-    const req = (signal: AbortSignal) => c.lookup({ key: 'k1', cacheClass: 'prices', marketplace: 'resale-b', deadline: () => signal, fetch });
+    const req = (signal: AbortSignal) =>
+      c.lookup({ key: 'k1', cacheClass: 'prices', marketplace: 'resale-b', deadline: () => signal, fetch });
     const first = req(AbortSignal.timeout(50));
     const second = req(AbortSignal.timeout(2000));
     await expect(first).rejects.toMatchObject({ code: 'upstream_timeout' });
@@ -51,11 +61,25 @@ describe('shared fetch and deadlines', () => {
     const c = cache();
     const seen: AbortSignal[] = [];
     const fetch = slowFetch(150, seen);
-    await expect(c.lookup({ key: 'k2', cacheClass: 'prices', marketplace: 'resale-b', deadline: () => AbortSignal.timeout(30), fetch })).rejects.toMatchObject({
+    await expect(
+      c.lookup({
+        key: 'k2',
+        cacheClass: 'prices',
+        marketplace: 'resale-b',
+        deadline: () => AbortSignal.timeout(30),
+        fetch,
+      }),
+    ).rejects.toMatchObject({
       code: 'upstream_timeout',
     });
     await new Promise((r) => setTimeout(r, 250));
-    const r = await c.lookup({ key: 'k2', cacheClass: 'prices', marketplace: 'resale-b', deadline: () => AbortSignal.timeout(1000), fetch });
+    const r = await c.lookup({
+      key: 'k2',
+      cacheClass: 'prices',
+      marketplace: 'resale-b',
+      deadline: () => AbortSignal.timeout(1000),
+      fetch,
+    });
     expect(r.cache).toBe('hit');
     expect(seen).toHaveLength(1);
   });
@@ -63,7 +87,13 @@ describe('shared fetch and deadlines', () => {
   it('the shared fetch has its own deadline (MARKETLENS_DEADLINE_MS)', async () => {
     const c = cache(100);
     const seen: AbortSignal[] = [];
-    const r = c.lookup({ key: 'k3', cacheClass: 'prices', marketplace: 'resale-b', deadline: () => AbortSignal.timeout(5000), fetch: slowFetch(1000, seen) });
+    const r = c.lookup({
+      key: 'k3',
+      cacheClass: 'prices',
+      marketplace: 'resale-b',
+      deadline: () => AbortSignal.timeout(5000),
+      fetch: slowFetch(1000, seen),
+    });
     await expect(r).rejects.toMatchObject({ code: 'upstream_timeout' });
     expect(seen[0]!.aborted).toBe(true);
   });
@@ -71,8 +101,21 @@ describe('shared fetch and deadlines', () => {
   it('a caller whose deadline passes gets the cached answer when one exists (stale-if-error)', async () => {
     const c = cache();
     const seen: AbortSignal[] = [];
-    await c.lookup({ key: 'k4', cacheClass: 'prices', marketplace: 'resale-b', deadline: () => AbortSignal.timeout(1000), fetch: slowFetch(5, seen) });
-    const r = await c.lookup({ key: 'k4', cacheClass: 'prices', marketplace: 'resale-b', maxAgeSeconds: 0, deadline: () => AbortSignal.timeout(30), fetch: slowFetch(500, seen) });
+    await c.lookup({
+      key: 'k4',
+      cacheClass: 'prices',
+      marketplace: 'resale-b',
+      deadline: () => AbortSignal.timeout(1000),
+      fetch: slowFetch(5, seen),
+    });
+    const r = await c.lookup({
+      key: 'k4',
+      cacheClass: 'prices',
+      marketplace: 'resale-b',
+      maxAgeSeconds: 0,
+      deadline: () => AbortSignal.timeout(30),
+      fetch: slowFetch(500, seen),
+    });
     expect(r.cache).toBe('stale');
   });
 });
@@ -98,7 +141,9 @@ describe('MemoryStore', () => {
 
 describe('cache keys and freshness rules', () => {
   it('cache keys ignore parameter order, undefined values and max_age', () => {
-    expect(cacheKey('resale-b.prices', { query: '1', country: 'US' })).toBe(cacheKey('resale-b.prices', { country: 'US', query: '1', max_age: 5, x: undefined }));
+    expect(cacheKey('resale-b.prices', { query: '1', country: 'US' })).toBe(
+      cacheKey('resale-b.prices', { country: 'US', query: '1', max_age: 5, x: undefined }),
+    );
     expect(cacheKey('resale-b.prices', { query: '1', country: 'US' })).toBe('resale-b.prices?country=US&query=1');
     expect(cacheKey('resale-b.prices', { query: '1' })).not.toBe(cacheKey('resale-b.product', { query: '1' }));
     expect(cacheKey('op', { query: 'a&b=c' })).not.toBe(cacheKey('op', { query: 'a', b: 'c' }));

@@ -33,7 +33,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers: { ...auth, ...headers } });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'GET', url, headers: { ...auth, ...headers } });
 
 describe('in-flight de-duplication (memory)', () => {
   it('100 concurrent identical cold lookups make exactly 1 upstream request', async () => {
@@ -53,13 +54,19 @@ describe('in-flight de-duplication (memory)', () => {
     expect(String(leader.headers['server-timing'])).toMatch(/^upstream;dur=\d+(\.\d)?, parse;dur=\d+(\.\d)?$/);
     expect(JSON.parse(leader.body)[0].lowestPriceCents.amount).toBe(20000 + Number(id));
     const metrics = (await get('/metrics')).body;
-    expect(metrics).toMatch(/marketlens_cache_results_total\{operation="resale-b\.prices",result="shared"\} (99|[1-9]\d{2,})/);
+    expect(metrics).toMatch(
+      /marketlens_cache_results_total\{operation="resale-b\.prices",result="shared"\} (99|[1-9]\d{2,})/,
+    );
   });
 
   it('different parameters are different lookups', async () => {
     const [a, b] = [freshId(), freshId()];
     const before = goat.count();
-    const results = await Promise.all([get(`${PRICES}?query=${a}`), get(`${PRICES}?query=${b}`), get(`${PRICES}?query=${a}&country=FR`)]);
+    const results = await Promise.all([
+      get(`${PRICES}?query=${a}`),
+      get(`${PRICES}?query=${b}`),
+      get(`${PRICES}?query=${a}&country=FR`),
+    ]);
     expect(goat.count() - before).toBe(3);
     expect(results.map((r) => r.headers['x-cache'])).toEqual(['miss', 'miss', 'miss']);
   });
@@ -179,7 +186,10 @@ describe('stale-while-revalidate', () => {
     expect(stale[0].body).toBe(first.body);
     expect(Number(stale[0].headers.age)).toBe(70);
     await vi.waitFor(() => expect(goat.count() - before).toBe(1), { timeout: 4000, interval: 20 });
-    await vi.waitFor(async () => expect((await get(`${PRICES}?query=${id}`)).headers['x-cache']).toBe('hit'), { timeout: 4000, interval: 50 });
+    await vi.waitFor(async () => expect((await get(`${PRICES}?query=${id}`)).headers['x-cache']).toBe('hit'), {
+      timeout: 4000,
+      interval: 50,
+    });
     const refreshed = await get(`${PRICES}?query=${id}`);
     expect(refreshed.body).not.toBe(first.body);
     expect(Number(refreshed.headers.age)).toBe(0);

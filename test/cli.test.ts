@@ -22,7 +22,8 @@ function run(args: string[], extra: Record<string, string> = {}) {
 }
 
 /** Like run, but without blocking this process (needed when the fake upstream lives in this process). */
-const runAsync = (args: string[], extra: Record<string, string> = {}) => runCli(args, { MARKETLENS_LOG_LEVEL: 'warn', ...extra });
+const runAsync = (args: string[], extra: Record<string, string> = {}) =>
+  runCli(args, { MARKETLENS_LOG_LEVEL: 'warn', ...extra });
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -31,7 +32,6 @@ async function freePort(): Promise<number> {
   await new Promise((r) => srv.close(r));
   return port;
 }
-
 
 describe('marketlens serve', () => {
   const goat = new FakeUpstream();
@@ -52,7 +52,12 @@ describe('marketlens serve', () => {
         stockStatus: 'single_in_stock',
       },
     ]);
-    const vars = { MARKETLENS_DATA_DIR: dataDir, MARKETLENS_PORT: String(port), MARKETLENS_HOST: '127.0.0.1', MARKETLENS_RESALE_B_ORIGIN: goat.origin };
+    const vars = {
+      MARKETLENS_DATA_DIR: dataDir,
+      MARKETLENS_PORT: String(port),
+      MARKETLENS_HOST: '127.0.0.1',
+      MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+    };
 
     const first = await serve(vars);
     const key = first.out().match(/\b(ml_[A-Za-z0-9_-]{43})\b/)?.[1];
@@ -87,7 +92,9 @@ describe('marketlens keys', () => {
     const listed = run(['keys', 'list'], { MARKETLENS_DATA_DIR: dataDir });
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, name: 'alice', status: 'active', rate_limit: '600/min' })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ id, name: 'alice', status: 'active', rate_limit: '600/min' }),
+    ]);
     expect(run(['keys', 'revoke', id], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(0);
     expect(JSON.parse(run(['keys', 'list'], { MARKETLENS_DATA_DIR: dataDir }).stdout)[0].status).toBe('revoked');
     expect(run(['keys', 'revoke', 'nope'], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(1);
@@ -111,7 +118,10 @@ describe('marketlens lookup / parse', () => {
         stockStatus: 'single_in_stock',
       },
     ]);
-    const r = await runAsync(['lookup', 'resale-b.prices', 'query=1341930', 'country=FR'], { MARKETLENS_RESALE_B_ORIGIN: goat.origin, MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'ml-')) });
+    const r = await runAsync(['lookup', 'resale-b.prices', 'query=1341930', 'country=FR'], {
+      MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+      MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'ml-')),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)[0].lowestPriceCents).toEqual({ currency: 'EUR', amount: 12000, amountUsdCents: 13000 });
     expect(goat.requests.at(-1)!.query.get('countryCode')).toBe('FR');
@@ -138,9 +148,15 @@ describe('marketlens lookup / parse', () => {
       const upstream = JSON.parse(readFileSync(capture, 'utf8'));
       expect(entries).toHaveLength(upstream.length);
       entries.forEach((e: any, i: number) => {
-        expect(Object.keys(e).sort()).toEqual(
-          ['boxCondition', 'instantShipLowestPriceCents', 'lastSoldPriceCents', 'lowestPriceCents', 'shoeCondition', 'sizeOption', 'stockStatus'],
-        );
+        expect(Object.keys(e).sort()).toEqual([
+          'boxCondition',
+          'instantShipLowestPriceCents',
+          'lastSoldPriceCents',
+          'lowestPriceCents',
+          'shoeCondition',
+          'sizeOption',
+          'stockStatus',
+        ]);
         expect(typeof e.sizeOption.value).toBe('number');
         expect(typeof e.sizeOption.presentation).toBe('string');
         for (const k of ['stockStatus', 'boxCondition', 'shoeCondition']) expect(typeof e[k]).toBe('string');
@@ -163,7 +179,9 @@ describe('marketlens lookup / parse', () => {
       const record = productSchema.strict().parse(JSON.parse(r.stdout));
       // Values as the page's initialState.Threads.products["DZ6333-083"] holds them.
       const html = readFileSync(page, 'utf8');
-      const next = JSON.parse(html.match(/<script id="__NEXT_DATA__" type="application\/json">([\s\S]*?)<\/script>/)![1]!);
+      const next = JSON.parse(
+        html.match(/<script id="__NEXT_DATA__" type="application\/json">([\s\S]*?)<\/script>/)![1]!,
+      );
       const p = next.props.pageProps.initialState.Threads.products['DZ6333-083'];
       expect(record).toMatchObject({
         id: p.id,
@@ -172,7 +190,13 @@ describe('marketlens lookup / parse', () => {
         color_code: '083',
         brands: ['Jordan'],
         sport_tags: ['Lifestyle'],
-        prices: { currency: 'IDR', current_price: p.currentPrice, initial_price: p.fullPrice, employee_price: p.employeePrice, discount_percentage: null },
+        prices: {
+          currency: 'IDR',
+          current_price: p.currentPrice,
+          initial_price: p.fullPrice,
+          employee_price: p.employeePrice,
+          discount_percentage: null,
+        },
         badge: null,
         gender: null,
         enhanced_pdp: null,
@@ -191,7 +215,9 @@ describe('marketlens lookup / parse', () => {
         p.skus.map((s: any) => [s.nikeSize, s.localizedSize, s.gtin]),
       );
       expect(record.product_info.content_images!.length).toBeGreaterThan(0);
-      expect(record.product_info.content_images![0]!.properties!.portrait!.url).toMatch(/^https:\/\/static\.nike\.com\//);
+      expect(record.product_info.content_images![0]!.properties!.portrait!.url).toMatch(
+        /^https:\/\/static\.nike\.com\//,
+      );
     }, 30_000);
   });
 });

@@ -11,7 +11,10 @@ import { TEST_KEY, testApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 
 /** Writes raw bytes, reads until the server closes (or 5 s), and splits the HTTP answer. */
-function raw(port: number, bytes: string | Buffer): Promise<{ statusCode: number; headers: Record<string, string>; body: string }> {
+function raw(
+  port: number,
+  bytes: string | Buffer,
+): Promise<{ statusCode: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -23,7 +26,9 @@ function raw(port: number, bytes: string | Buffer): Promise<{ statusCode: number
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const [status = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ statusCode: Number(status.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
     socket.write(bytes);
@@ -58,17 +63,25 @@ describe('HTTP errors before a route runs', () => {
   });
 
   it('a path with bad percent-encoding → 400 naming the path, with the request id header', async () => {
-    const res = await raw(port, `GET /api/v1/scraper/goat/%zz HTTP/1.1\r\nHost: x\r\nx-api-key: ${TEST_KEY}\r\nConnection: close\r\n\r\n`);
+    const res = await raw(
+      port,
+      `GET /api/v1/scraper/goat/%zz HTTP/1.1\r\nHost: x\r\nx-api-key: ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+    );
     const body = expectProblem(res, 400, 'invalid_parameter');
     expect(body.errors).toEqual([{ param: 'path', message: 'is not a valid URL path' }]);
     expect(res.headers['x-request-id']).toBe(body.request_id);
   });
 
-  it('a request timeout (Node\'s requestTimeout/headersTimeout, set by the server options) → 408 problem+json', () => {
+  it("a request timeout (Node's requestTimeout/headersTimeout, set by the server options) → 408 problem+json", () => {
     // The timeouts themselves are minutes long; the handler is given Node's error directly.
     let written = '';
     let destroyed = false;
-    const socket = { destroyed: false, writable: true, write: (s: string) => (written += s), destroy: () => (destroyed = true) };
+    const socket = {
+      destroyed: false,
+      writable: true,
+      write: (s: string) => (written += s),
+      destroy: () => (destroyed = true),
+    };
     const err = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
     clientErrorHandler.call(app, err, socket as never);
     const [head = '', body = ''] = written.split('\r\n\r\n');

@@ -22,7 +22,11 @@ afterEach(async () => {
 });
 
 async function listen(env: Record<string, string>): Promise<number> {
-  app = await testApp({ MARKETLENS_IDLE_TIMEOUT_MS: String(IDLE_MS), MARKETLENS_REQUEST_TIMEOUT_MS: String(REQUEST_MS), ...env });
+  app = await testApp({
+    MARKETLENS_IDLE_TIMEOUT_MS: String(IDLE_MS),
+    MARKETLENS_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    ...env,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as { port: number }).port;
 }

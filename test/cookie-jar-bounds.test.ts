@@ -59,7 +59,11 @@ describe('a hostile upstream and the jar', () => {
       const cookie = String(req.headers.cookie ?? '');
       cookieBytes.push(cookie.length);
       if (refuseCookiesOver !== undefined && cookie.length > refuseCookiesOver) {
-        res.writeHead(400, { 'content-type': 'text/html' }).end('<html><center><h1>400 Bad Request</h1></center><center>Request Header Or Cookie Too Large</center></html>');
+        res
+          .writeHead(400, { 'content-type': 'text/html' })
+          .end(
+            '<html><center><h1>400 Bad Request</h1></center><center>Request Header Or Cookie Too Large</center></html>',
+          );
         return;
       }
       // 50 new cookies per answer, as the adversarial run's upstream did.

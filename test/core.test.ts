@@ -35,7 +35,6 @@ const buyBar = [
   },
 ];
 
-
 describe('service core', () => {
   const goat = new FakeUpstream();
   let app: FastifyInstance;
@@ -88,7 +87,11 @@ describe('service core', () => {
 
   it('rejects a missing key with 401 missing_api_key and an unknown key with 401 invalid_api_key', async () => {
     expectProblem(await app.inject({ url: `${PRICES}?query=1` }), 401, 'missing_api_key');
-    expectProblem(await app.inject({ url: `${PRICES}?query=1`, headers: { 'x-api-key': 'ml_nope' } }), 401, 'invalid_api_key');
+    expectProblem(
+      await app.inject({ url: `${PRICES}?query=1`, headers: { 'x-api-key': 'ml_nope' } }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('answers 403 key_disabled for a revoked key', async () => {
@@ -101,16 +104,32 @@ describe('service core', () => {
   });
 
   it('names the parameter in 400s: bad country, unknown parameter, missing query, bad max_age', async () => {
-    const country = expectProblem(await app.inject({ url: `${PRICES}?query=1&country=DE`, headers: auth }), 400, 'invalid_parameter');
+    const country = expectProblem(
+      await app.inject({ url: `${PRICES}?query=1&country=DE`, headers: auth }),
+      400,
+      'invalid_parameter',
+    );
     expect(country.errors).toEqual([{ param: 'country', message: 'must be one of US, UK, FR' }]);
     expect(country.detail).toContain('country');
-    const foo = expectProblem(await app.inject({ url: `${PRICES}?query=1&foo=1`, headers: auth }), 400, 'invalid_parameter');
+    const foo = expectProblem(
+      await app.inject({ url: `${PRICES}?query=1&foo=1`, headers: auth }),
+      400,
+      'invalid_parameter',
+    );
     expect(foo.errors).toEqual([{ param: 'foo', message: 'unknown parameter' }]);
     const missing = expectProblem(await app.inject({ url: PRICES, headers: auth }), 400, 'invalid_parameter');
     expect(missing.errors[0].param).toBe('query');
-    const notNumeric = expectProblem(await app.inject({ url: `${PRICES}?query=abc`, headers: auth }), 400, 'invalid_parameter');
+    const notNumeric = expectProblem(
+      await app.inject({ url: `${PRICES}?query=abc`, headers: auth }),
+      400,
+      'invalid_parameter',
+    );
     expect(notNumeric.errors[0].param).toBe('query');
-    const maxAge = expectProblem(await app.inject({ url: `${PRICES}?query=1&max_age=-3`, headers: auth }), 400, 'invalid_parameter');
+    const maxAge = expectProblem(
+      await app.inject({ url: `${PRICES}?query=1&max_age=-3`, headers: auth }),
+      400,
+      'invalid_parameter',
+    );
     expect(maxAge.errors[0].param).toBe('max_age');
   });
 
@@ -150,7 +169,9 @@ describe('service core', () => {
       expect(routes).toContain(op.path);
       expect(routes).toContain(aliasPath(op));
     }
-    expect(aliasPath(allOperations().find((o) => o.name === 'watchmarket.finder')!)).toBe('/api/v2/finder/chrono24-search');
+    expect(aliasPath(allOperations().find((o) => o.name === 'watchmarket.finder')!)).toBe(
+      '/api/v2/finder/chrono24-search',
+    );
   });
 
   it('echoes a caller X-Request-Id and mints one otherwise', async () => {
@@ -172,9 +193,13 @@ describe('service core', () => {
     expectProblem(await app.inject({ url: '/metrics' }), 401, 'missing_api_key');
     const res = await app.inject({ url: '/metrics', headers: auth });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toMatch(/marketlens_http_requests_total\{route="\/api\/v1\/scraper\/resale-b\/prices",method="GET",status="200"\} \d+/);
+    expect(res.body).toMatch(
+      /marketlens_http_requests_total\{route="\/api\/v1\/scraper\/resale-b\/prices",method="GET",status="200"\} \d+/,
+    );
     expect(res.body).toMatch(/marketlens_http_request_duration_seconds_bucket/);
-    expect(res.body).toMatch(/marketlens_upstream_requests_total\{marketplace="resale-b",tier="[a-z]+",outcome="[a-z_0-9]+"\} \d+/);
+    expect(res.body).toMatch(
+      /marketlens_upstream_requests_total\{marketplace="resale-b",tier="[a-z]+",outcome="[a-z_0-9]+"\} \d+/,
+    );
   });
 
   it('serves the interactive reference at /docs', async () => {

@@ -25,12 +25,15 @@ const fixture = (name: string) => readFixture(`electronics/${name}`);
 const forSku = (name: string, sku: string) => fixture(name).replaceAll(SKU, sku);
 const AKAMAI = fixture('akamai-access-denied.html');
 
-
 /**
  * The failure tests fail many upstream requests on purpose: keep the circuit breaker from opening between tests
  * and retry without waiting.
  */
-const QUIET_CLIENT = { MARKETLENS_DEADLINE_MS: '3000', MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' };
+const QUIET_CLIENT = {
+  MARKETLENS_DEADLINE_MS: '3000',
+  MARKETLENS_BREAKER_THRESHOLD: '10000',
+  MARKETLENS_RETRY_BASE_MS: '0',
+};
 
 const q = (query: string) => `${PRODUCT}?query=${encodeURIComponent(query)}`;
 
@@ -58,7 +61,10 @@ describe('electronics product over HTTP', () => {
   beforeEach(() => {
     bby.reset();
     // reset() keeps the fallback: put back the plain 404 of an unknown path.
-    bby.otherwise((_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>'));
+    bby.otherwise(
+      (_req, res) =>
+        void res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>'),
+    );
     // The HTTP client may visit the home page first, as a browser would (a session warm-up).
     bby.serve('/', '<!DOCTYPE html><html><head><title>Best Buy</title></head><body></body></html>');
   });
@@ -96,7 +102,13 @@ describe('electronics product over HTTP', () => {
     expect(electronicsProductSchema.safeParse(r).success).toBe(true);
     expect(fieldProblems(r, SPEC.product, ['pricing', 'reviews', 'specification_groups'])).toEqual([]);
     expect(r.specifications).toBeNull(); // pages since 2025 carry no specification display settings
-    expect(fieldProblems(r.pricing, SPEC.pricing, Object.keys(SPEC.pricing).filter((k) => !['membership_by_type', 'query_params_to_be_removed'].includes(k)))).toEqual([]);
+    expect(
+      fieldProblems(
+        r.pricing,
+        SPEC.pricing,
+        Object.keys(SPEC.pricing).filter((k) => !['membership_by_type', 'query_params_to_be_removed'].includes(k)),
+      ),
+    ).toEqual([]);
     expect(fieldProblems(r.pricing.sku_price_domain, SPEC.sku_price_domain, 'all')).toEqual([]);
     expect(fieldProblems(r.pricing.sku_price_domain.finance_option, SPEC.finance_option, 'all')).toEqual([]);
     expect(fieldProblems(r.pricing.sku_price_domain.offer_qualifiers[0], SPEC.offer_qualifier, 'all')).toEqual([]);
@@ -105,18 +117,27 @@ describe('electronics product over HTTP', () => {
     expect(r.pricing).toMatchObject({ show_regular_price: true, has_buy_now_pay_later: true }); // display flags pass through
     expect(fieldProblems(r.reviews, SPEC.reviews, ['page', 'sort', 'photos', 'sku_id', 'reviews'])).toEqual([]);
     expect(r.reviews.reviews.topics).toHaveLength(2);
-    for (const t of r.reviews.reviews.topics) expect(fieldProblems(t, SPEC.topic, ['id', 'rating', 'title', 'text', 'submission_time'])).toEqual([]);
+    for (const t of r.reviews.reviews.topics)
+      expect(fieldProblems(t, SPEC.topic, ['id', 'rating', 'title', 'text', 'submission_time'])).toEqual([]);
     expect(r.specification_groups[0]).toEqual({
       display_name: 'Key Specs',
       specifications: [
-        { id: null, value: '65 inches', definition: 'Size of the screen, measured diagonally.', display_name: 'Screen Size' },
+        {
+          id: null,
+          value: '65 inches',
+          definition: 'Size of the screen, measured diagonally.',
+          display_name: 'Screen Size',
+        },
         { id: null, value: 'Google TV', definition: null, display_name: 'Smart Platform' },
       ],
     });
   });
 
   it('old page generations parse too (component JSON scripts, initializer scripts)', async () => {
-    for (const [sku, page] of [['6500101', 'page-component-json.html'], ['6500102', 'page-initializer.html']] as const) {
+    for (const [sku, page] of [
+      ['6500101', 'page-component-json.html'],
+      ['6500102', 'page-initializer.html'],
+    ] as const) {
       serveHealthy(sku, page);
       const res = await get(q(sku));
       expect(res.statusCode, res.body).toBe(200);
@@ -153,13 +174,15 @@ describe('electronics product over HTTP', () => {
   it('fetches the sources in parallel', async () => {
     let inFlight = 0;
     let most = 0;
-    const slow = (body: string, type: string): FakeHandler => async (_req, res) => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await new Promise((r) => setTimeout(r, 200));
-      inFlight--;
-      res.writeHead(200, { 'content-type': type }).end(body);
-    };
+    const slow =
+      (body: string, type: string): FakeHandler =>
+      async (_req, res) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 200));
+        inFlight--;
+        res.writeHead(200, { 'content-type': type }).end(body);
+      };
     bby.on(`/site/6500201.p`, slow(forSku('page-apollo-rehydrate.html', '6500201'), 'text/html'));
     bby.on(PRICING, slow(forSku('pricing-item.json', '6500201'), 'application/json'));
     bby.on(PRICEVIEW, slow(forSku('priceview.json', '6500201'), 'application/json'));
@@ -261,7 +284,12 @@ describe('electronics product with the official Products API key', () => {
     const logStream = new PassThrough();
     logStream.on('data', (c: Buffer) => (logs += c.toString()));
     app = await testApp(
-      { MARKETLENS_ELECTRONICS_ORIGIN: bby.origin, ...QUIET_CLIENT, MARKETLENS_BESTBUY_API_KEY: KEY, MARKETLENS_LOG_LEVEL: 'debug' },
+      {
+        MARKETLENS_ELECTRONICS_ORIGIN: bby.origin,
+        ...QUIET_CLIENT,
+        MARKETLENS_BESTBUY_API_KEY: KEY,
+        MARKETLENS_LOG_LEVEL: 'debug',
+      },
       { logStream },
     );
   });
@@ -283,7 +311,12 @@ describe('electronics product with the official Products API key', () => {
     const official = bby.requests.find((r) => r.path === `/v1/products/${sku}.json`);
     expect(official?.query.get('apiKey')).toBe(KEY);
     const r = JSON.parse(res.body);
-    expect(r.pricing.sku_price_domain).toMatchObject({ sku_id: sku, regular_price: 1299.99, current_price: 1099.99, is_m_a_p: true });
+    expect(r.pricing.sku_price_domain).toMatchObject({
+      sku_id: sku,
+      regular_price: 1299.99,
+      current_price: 1099.99,
+      is_m_a_p: true,
+    });
     expect(r.reviews.stats).toMatchObject({ average_overall_rating: 4.6, total_review_count: 130 });
     expect(r.reviews.reviews).toBeNull();
     expect(String(res.headers['x-missing-parts'])).toBe('reviews.reviews,specification_groups,specifications');
@@ -291,7 +324,11 @@ describe('electronics product with the official Products API key', () => {
 
   it('official API refusing the key, every other source failing → error without the key anywhere', async () => {
     bby.otherwise((_req, res) => void res.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable'));
-    bby.serve('/v1/products/6500802.json', { errorCode: '403', errorMessage: 'The provided API Key is invalid.' }, { status: 403 });
+    bby.serve(
+      '/v1/products/6500802.json',
+      { errorCode: '403', errorMessage: 'The provided API Key is invalid.' },
+      { status: 403 },
+    );
     const res = await get(q('6500802'));
     expectProblem(res, 502, 'upstream_error');
     expect(res.body).not.toContain(KEY);

@@ -13,18 +13,25 @@ import { readFixture } from './support/fixtures.js';
 const PRODUCT = '/api/v1/scraper/electronics/product';
 const FIXTURE_SKU = '6500001';
 /** An unrelated JSON array of 9 entries, as the adversarial run's origin answered to every source. */
-const FOREIGN = JSON.stringify(Array.from({ length: 9 }, (_, i) => ({ userId: i, completed: i % 2 === 0, slug: `item-${i}` })));
-const fixture = (name: string, sku: string) =>
-  readFixture(`electronics/${name}`).replaceAll(FIXTURE_SKU, sku);
+const FOREIGN = JSON.stringify(
+  Array.from({ length: 9 }, (_, i) => ({ userId: i, completed: i % 2 === 0, slug: `item-${i}` })),
+);
+const fixture = (name: string, sku: string) => readFixture(`electronics/${name}`).replaceAll(FIXTURE_SKU, sku);
 
 describe('electronics with foreign data', () => {
   const bby = new FakeUpstream();
   let app: FastifyInstance;
-  const get = (sku: string) => app.inject({ url: `${PRODUCT}?query=${sku}`, headers: { ...auth, 'cache-control': 'no-cache' } });
+  const get = (sku: string) =>
+    app.inject({ url: `${PRODUCT}?query=${sku}`, headers: { ...auth, 'cache-control': 'no-cache' } });
 
   beforeAll(async () => {
     await bby.start();
-    app = await testApp({ MARKETLENS_ELECTRONICS_ORIGIN: bby.origin, MARKETLENS_DEADLINE_MS: '3000', MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+    app = await testApp({
+      MARKETLENS_ELECTRONICS_ORIGIN: bby.origin,
+      MARKETLENS_DEADLINE_MS: '3000',
+      MARKETLENS_BREAKER_THRESHOLD: '10000',
+      MARKETLENS_RETRY_BASE_MS: '0',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -43,7 +50,8 @@ describe('electronics with foreign data', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     const topics: Array<Record<string, unknown>> = body.reviews?.reviews?.topics ?? [];
-    for (const t of topics) expect(Object.values(t).some((v) => v !== null && !(Array.isArray(v) && v.length === 0))).toBe(true);
+    for (const t of topics)
+      expect(Object.values(t).some((v) => v !== null && !(Array.isArray(v) && v.length === 0))).toBe(true);
     expect(body.reviews?.reviews ?? null).toBeNull();
     expect(String(res.headers['x-missing-parts'])).toMatch(/reviews/);
   });
@@ -59,7 +67,9 @@ describe('electronics with foreign data', () => {
     expect(res.json().reviews?.reviews ?? null).toBeNull();
     expect(res.json().pricing.sku_price_domain).not.toBeNull();
     // `reviews` itself when no other source gave review data, else `reviews.reviews`.
-    const missing = String(res.headers['x-missing-parts']).split(',').map((s) => s.trim());
+    const missing = String(res.headers['x-missing-parts'])
+      .split(',')
+      .map((s) => s.trim());
     expect(missing.filter((m) => m === 'reviews' || m === 'reviews.reviews')).toHaveLength(1);
     expect(missing.some((m) => m.startsWith('pricing'))).toBe(false);
   });
@@ -78,7 +88,11 @@ describe('resale-a product with foreign market data', () => {
 
   beforeAll(async () => {
     await stockx.start();
-    app = await testApp({ MARKETLENS_RESALE_A_ORIGIN: stockx.origin, MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+    app = await testApp({
+      MARKETLENS_RESALE_A_ORIGIN: stockx.origin,
+      MARKETLENS_BREAKER_THRESHOLD: '10000',
+      MARKETLENS_RETRY_BASE_MS: '0',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -89,7 +103,10 @@ describe('resale-a product with foreign market data', () => {
     stockx.serve('/', '<!DOCTYPE html><html><head><title>StockX</title></head><body></body></html>');
     stockx.serve('/market-foreign', page);
     stockx.on('/api/p/e', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(FOREIGN));
-    const res = await app.inject({ url: '/api/v1/scraper/resale-a/product?query=market-foreign', headers: { ...auth, 'cache-control': 'no-cache' } });
+    const res = await app.inject({
+      url: '/api/v1/scraper/resale-a/product?query=market-foreign',
+      headers: { ...auth, 'cache-control': 'no-cache' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['x-missing-parts']).toBe('market');
     const body = res.json();

@@ -43,8 +43,14 @@ describe('a client generated from /openapi.json', () => {
       join(dir, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'],
-          skipLibCheck: true, outDir: 'out', noUnusedLocals: false,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          lib: ['ES2022', 'DOM'],
+          skipLibCheck: true,
+          outDir: 'out',
+          noUnusedLocals: false,
         },
         files: ['client.ts', 'api.d.ts'],
       }),
@@ -57,7 +63,11 @@ describe('a client generated from /openapi.json', () => {
   });
 
   it('calls every documented operation (the client file covers each path and method)', () => {
-    const called = new Set([...readFileSync(CLIENT, 'utf8').matchAll(/c\.(GET|POST|PUT|PATCH|DELETE)\('([^']+)'/g)].map((m) => `${m[1]} ${m[2]}`));
+    const called = new Set(
+      [...readFileSync(CLIENT, 'utf8').matchAll(/c\.(GET|POST|PUT|PATCH|DELETE)\('([^']+)'/g)].map(
+        (m) => `${m[1]} ${m[2]}`,
+      ),
+    );
     const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))

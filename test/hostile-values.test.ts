@@ -17,7 +17,11 @@ describe('hostile values from an upstream', () => {
 
   beforeAll(async () => {
     await goat.start();
-    app = await testApp({ MARKETLENS_RESALE_B_ORIGIN: goat.origin, MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+    app = await testApp({
+      MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+      MARKETLENS_BREAKER_THRESHOLD: '10000',
+      MARKETLENS_RETRY_BASE_MS: '0',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -26,7 +30,10 @@ describe('hostile values from an upstream', () => {
   beforeEach(() => goat.reset());
 
   it('an upstream Retry-After of 99999 s reaches the client capped at 1 h', async () => {
-    goat.on(BUY_BAR, (_req, res) => void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '99999' }).end('{}'));
+    goat.on(
+      BUY_BAR,
+      (_req, res) => void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '99999' }).end('{}'),
+    );
     const res = await app.inject({ url: `${PRICES}?query=4101&country=US`, headers: auth });
     expectProblem(res, 503, 'upstream_blocked');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
@@ -44,7 +51,11 @@ describe('hostile values from an upstream', () => {
       const json = JSON.stringify(buyBarFor(req.query.get('productTemplateId') ?? '0'));
       // "US" followed by two bytes that are not UTF-8, where "USD" was.
       const at = json.indexOf('"USD"');
-      const bytes = Buffer.concat([Buffer.from(json.slice(0, at + 3)), Buffer.from([0xff, 0xfe]), Buffer.from(json.slice(at + 4))]);
+      const bytes = Buffer.concat([
+        Buffer.from(json.slice(0, at + 3)),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(json.slice(at + 4)),
+      ]);
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(bytes);
     });
     const res = await app.inject({ url: `${PRICES}?query=4102&country=US`, headers: auth });

@@ -75,7 +75,11 @@ describe('rate limit', () => {
   it('a cache hit counts like any request', async () => {
     const a = await app({ MARKETLENS_RATE_LIMIT: '2/min' });
     const url = lookup();
-    const r = [await a.inject({ url, headers: auth }), await a.inject({ url, headers: auth }), await a.inject({ url, headers: auth })];
+    const r = [
+      await a.inject({ url, headers: auth }),
+      await a.inject({ url, headers: auth }),
+      await a.inject({ url, headers: auth }),
+    ];
     expect(r.map((x) => x.headers['x-cache'] ?? x.statusCode)).toEqual(['miss', 'hit', 429]);
   });
 
@@ -149,8 +153,20 @@ describe('GET /api/v1/usage', () => {
       limit: 60,
       remaining: 58,
       reset: expect.any(Number),
-      daily: { limit: 1000, used: 2, remaining: 998, reset: expect.any(Number), reset_at: expect.stringMatching(/T00:00:00\.000Z$/) },
-      monthly: { limit: null, used: 2, remaining: null, reset: expect.any(Number), reset_at: expect.stringMatching(/-01T00:00:00\.000Z$/) },
+      daily: {
+        limit: 1000,
+        used: 2,
+        remaining: 998,
+        reset: expect.any(Number),
+        reset_at: expect.stringMatching(/T00:00:00\.000Z$/),
+      },
+      monthly: {
+        limit: null,
+        used: 2,
+        remaining: null,
+        reset: expect.any(Number),
+        reset_at: expect.stringMatching(/-01T00:00:00\.000Z$/),
+      },
     });
     expect(JSON.parse(second.body)).toEqual(body);
     expect(rl(first)).toEqual(['60', '58', expect.any(String)]);
@@ -171,7 +187,15 @@ describe('GET /api/v1/usage', () => {
     expect(op.security).toEqual([{ apiKey: [] }]);
     const schema = op.responses['200'].content['application/json'].schema;
     const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
-    expect(Object.keys(resolved.properties).sort()).toEqual(['daily', 'limit', 'monthly', 'plan', 'rate_limit', 'remaining', 'reset']);
+    expect(Object.keys(resolved.properties).sort()).toEqual([
+      'daily',
+      'limit',
+      'monthly',
+      'plan',
+      'rate_limit',
+      'remaining',
+      'reset',
+    ]);
   });
 });
 
@@ -182,7 +206,10 @@ describe('usage across restarts and in `marketlens keys list`', () => {
     for (let i = 0; i < 2; i++) expect((await a.inject({ url: lookup(), headers: auth })).statusCode).toBe(200);
     await a.close();
     const store = await keyStoreAt({ dataDir });
-    expect((await readUsageCounts(store.store.db, [envKeyId])).get(envKeyId)).toEqual({ used_today: 2, used_this_month: 2 });
+    expect((await readUsageCounts(store.store.db, [envKeyId])).get(envKeyId)).toEqual({
+      used_today: 2,
+      used_this_month: 2,
+    });
     await store.close();
 
     const b = await app({ MARKETLENS_DAILY_QUOTA: '3' }, dataDir);

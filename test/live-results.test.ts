@@ -12,9 +12,7 @@ import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
 import { readFixture } from './support/fixtures.js';
 
-const template = JSON.parse(
-  readFixture('resale-b/product-template.json'),
-);
+const template = JSON.parse(readFixture('resale-b/product-template.json'));
 const SLUG = template.slug as string;
 const page = wrapAsNextDataPage({
   props: { pageProps: { productTemplate: template, offers: { offerData: null } }, __N_SSP: true },

@@ -65,7 +65,10 @@ describe('short load: 50 connections over cached, uncached, invalid and rate-lim
     // More live fetches than the full mix: memory a fetch leaves behind shows within seconds.
     classes = mixClasses(limited, { uncached: 4 });
     // The cached classes have their answers before the clock starts.
-    for (const url of ['/api/v1/scraper/resale-b/prices?query=1341930', '/api/v2/finder/watchmarket-search?query=dial']) {
+    for (const url of [
+      '/api/v1/scraper/resale-b/prices?query=1341930',
+      '/api/v2/finder/watchmarket-search?query=dial',
+    ]) {
       expect((await app.inject({ url, headers: auth })).statusCode).toBe(200);
     }
   });
@@ -76,7 +79,13 @@ describe('short load: 50 connections over cached, uncached, invalid and rate-lim
 
   async function round() {
     const hist = emptyHistogram();
-    const result = await autocannon({ url: base, connections: 50, duration: ROUND_S, requests: mixRequests(classes, hist), timeout: 10 });
+    const result = await autocannon({
+      url: base,
+      connections: 50,
+      duration: ROUND_S,
+      requests: mixRequests(classes, hist),
+      timeout: 10,
+    });
     return { hist, result };
   }
 
@@ -91,13 +100,17 @@ describe('short load: 50 connections over cached, uncached, invalid and rate-lim
 
     expect(mixProblems(classes, second.hist, second.result)).toEqual([]);
     // Every class was exercised, and no request went unanswered.
-    for (const c of classes) expect(Object.values(second.hist.byClass[c.name] ?? {}).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    for (const c of classes)
+      expect(Object.values(second.hist.byClass[c.name] ?? {}).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(second.hist.total).toBe(second.result.requests.total);
     const liveFetches = second.hist.byClass.uncached?.['200'] ?? 0;
     expect(liveFetches).toBeGreaterThan(50);
     const growth = after - before;
     // The cache may fill up to its byte bound (entries cost more heap than the bytes it accounts) during the round.
     const bound = 3 * CACHE_BYTES + 4 * 1024 * 1024 + second.hist.total * PER_REQUEST_ALLOWANCE;
-    expect(growth, `heap grew ${(growth / 1e6).toFixed(1)} MB over ${second.hist.total} requests (bound ${(bound / 1e6).toFixed(1)} MB)`).toBeLessThan(bound);
+    expect(
+      growth,
+      `heap grew ${(growth / 1e6).toFixed(1)} MB over ${second.hist.total} requests (bound ${(bound / 1e6).toFixed(1)} MB)`,
+    ).toBeLessThan(bound);
   }, 30_000);
 });

@@ -32,13 +32,15 @@ describe('/openapi.json', () => {
     expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
-  it('names the server: the request\'s scheme and host, or MARKETLENS_PUBLIC_URL', async () => {
+  it("names the server: the request's scheme and host, or MARKETLENS_PUBLIC_URL", async () => {
     expect(doc.servers).toEqual([{ url: 'http://api.marketlens.test:8080' }]);
     const odd = await app.inject({ url: '/openapi.json', headers: { host: 'evil"host/<x>' } });
     expect(odd.json().servers).toEqual([{ url: '/' }]);
     const pub = await testApp({ MARKETLENS_PUBLIC_URL: 'https://api.example.org/marketlens/' });
     try {
-      expect((await pub.inject({ url: '/openapi.json' })).json().servers).toEqual([{ url: 'https://api.example.org/marketlens' }]);
+      expect((await pub.inject({ url: '/openapi.json' })).json().servers).toEqual([
+        { url: 'https://api.example.org/marketlens' },
+      ]);
     } finally {
       await pub.close();
     }
@@ -47,7 +49,9 @@ describe('/openapi.json', () => {
   it('documents every error as application/problem+json with the Problem schema', () => {
     let errors = 0;
     for (const [path, item] of Object.entries<any>(doc.paths)) {
-      const methods = Object.keys(item).filter((m) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(m));
+      const methods = Object.keys(item).filter((m) =>
+        ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(m),
+      );
       expect(methods.length, path).toBeGreaterThan(0);
       for (const method of methods) {
         for (const [status, response] of Object.entries<any>(item[method].responses)) {
@@ -55,33 +59,52 @@ describe('/openapi.json', () => {
           errors++;
           const where = `${method.toUpperCase()} ${path} ${status}`;
           expect(Object.keys(response.content ?? {}), where).toEqual(['application/problem+json']);
-          expect(JSON.stringify(response.content['application/problem+json'].schema), where).toContain('#/components/schemas/Problem');
+          expect(JSON.stringify(response.content['application/problem+json'].schema), where).toContain(
+            '#/components/schemas/Problem',
+          );
         }
       }
     }
     expect(errors).toBeGreaterThan(0);
   });
 
-  it('marks the finder\'s JSON body optional (a generated client may send the query string alone)', () => {
+  it("marks the finder's JSON body optional (a generated client may send the query string alone)", () => {
     const finder = doc.paths['/api/v2/finder/watchmarket-search'].get;
     expect(finder.requestBody.required).toBe(false);
     expect(finder.parameters.find((p: { name: string }) => p.name === 'query')).toBeDefined();
   });
 
   it('types enumerated parameters as enums', () => {
-    const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    const param = (path: string, name: string) =>
+      doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
     expect(param('/api/v1/scraper/resale-b/prices', 'country').enum).toEqual(['US', 'UK', 'FR']);
-    expect(param('/api/v1/scraper/watchmarket/search', 'sort_by').enum).toEqual(['relevance', 'price_asc', 'price_desc', 'age_desc', 'age_asc']);
+    expect(param('/api/v1/scraper/watchmarket/search', 'sort_by').enum).toEqual([
+      'relevance',
+      'price_asc',
+      'price_desc',
+      'age_desc',
+      'age_asc',
+    ]);
     expect(param('/api/v1/scraper/watchmarket/search', 'page_size').enum).toEqual(['30', '60', '120']);
     expect(param('/api/v1/scraper/watchmarket/search', 'domain').enum).toContain('co.uk');
-    expect(param('/api/v1/scraper/resale-a/trends', 'sort_by').enum).toEqual(['featured', 'most_active', 'release_date']);
+    expect(param('/api/v1/scraper/resale-a/trends', 'sort_by').enum).toEqual([
+      'featured',
+      'most_active',
+      'release_date',
+    ]);
     expect(param('/api/v1/scraper/resale-a/product', 'currency').enum).toContain('EUR');
-    expect(param('/api/v1/scraper/resale-a/trends', 'country').enum).toEqual(expect.arrayContaining(['US', 'GB', 'UK', 'FR']));
+    expect(param('/api/v1/scraper/resale-a/trends', 'country').enum).toEqual(
+      expect.arrayContaining(['US', 'GB', 'UK', 'FR']),
+    );
   });
 
   it('lists the 8 operations of the spec and the extensions under their neutral paths, with the API key scheme', () => {
     expect(allOperations().filter((op) => !op.beyondSpec)).toHaveLength(8);
-    expect(allOperations().filter((op) => op.beyondSpec).map((op) => op.name)).toEqual(['resale-a.trends']);
+    expect(
+      allOperations()
+        .filter((op) => op.beyondSpec)
+        .map((op) => op.name),
+    ).toEqual(['resale-a.trends']);
     expect(OPERATION_NAMES).toHaveLength(allOperations().length);
     for (const op of allOperations()) {
       const entry = doc.paths[op.path]?.get;
@@ -120,7 +143,9 @@ describe('/openapi.json', () => {
     expect(schema.type).toBe('array');
     const entry = doc.components.schemas[schema.items.$ref.split('/').pop()];
     expect(ok.content['application/json'].example[0].sizeOption).toEqual({ value: 10, presentation: '10' });
-    expect(Object.keys(entry.properties)).toEqual(expect.arrayContaining(['sizeOption', 'stockStatus', 'instantShipLowestPriceCents']));
+    expect(Object.keys(entry.properties)).toEqual(
+      expect.arrayContaining(['sizeOption', 'stockStatus', 'instantShipLowestPriceCents']),
+    );
     expect(entry.required).toEqual(expect.arrayContaining(['lastSoldPriceCents', 'lowestPriceCents']));
   });
 });

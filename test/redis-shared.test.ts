@@ -26,7 +26,12 @@ describe.skipIf(!redisAvailable)('two instances sharing Redis', () => {
 
   beforeAll(async () => {
     goat = await startSlowGoat(300);
-    const env = { MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin, MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix, MARKETLENS_RATE_LIMIT: '0' };
+    const env = {
+      MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin,
+      MARKETLENS_REDIS_URL: TEST_REDIS_URL,
+      MARKETLENS_REDIS_PREFIX: prefix,
+      MARKETLENS_RATE_LIMIT: '0',
+    };
     [a, b] = await Promise.all([testApp(env), testApp(env)]);
   });
   afterAll(async () => {
@@ -54,7 +59,9 @@ describe.skipIf(!redisAvailable)('two instances sharing Redis', () => {
     goat.delayMs = 1000; // every request arrives while the one fetch is still running, even on a busy machine
     const before = goat.count();
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).inject({ url: `${PRICES}?query=${id}`, headers: auth })),
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 === 0 ? a : b).inject({ url: `${PRICES}?query=${id}`, headers: auth }),
+      ),
     );
     expect(goat.count() - before).toBe(1);
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
@@ -75,7 +82,10 @@ describe.skipIf(!redisAvailable)('two instances sharing Redis', () => {
       expect(oneLookup).toBeGreaterThan(0);
       const id = freshId();
       c = goat.count();
-      const [ra, rb] = await Promise.all([a.inject({ url: `${PRICES}?query=${id}`, headers: auth }), b.inject({ url: `${PRICES}?query=${id}`, headers: auth })]);
+      const [ra, rb] = await Promise.all([
+        a.inject({ url: `${PRICES}?query=${id}`, headers: auth }),
+        b.inject({ url: `${PRICES}?query=${id}`, headers: auth }),
+      ]);
       expect([ra.statusCode, rb.statusCode]).toEqual([502, 502]);
       expect(JSON.parse(ra.body).code).toBe('upstream_error');
       expect(JSON.parse(rb.body).code).toBe('upstream_error');
@@ -148,7 +158,12 @@ describe.skipIf(!redisAvailable)('a rate limit shared through Redis', () => {
     expect(Number(results[5]!.headers['retry-after'])).toBeGreaterThan(0);
     // Usage is shared too: 4 served requests (the refused ones are not usage).
     const usage = JSON.parse((await b.inject({ url: '/api/v1/usage', headers: auth })).body);
-    expect(usage).toMatchObject({ limit: 4, remaining: 0, daily: { limit: 100, used: 4, remaining: 96 }, monthly: { limit: null, used: 4 } });
+    expect(usage).toMatchObject({
+      limit: 4,
+      remaining: 0,
+      daily: { limit: 100, used: 4, remaining: 96 },
+      monthly: { limit: null, used: 4 },
+    });
   });
 
   it('`marketlens keys list` shows the usage counted by both instances', async () => {
@@ -157,20 +172,34 @@ describe.skipIf(!redisAvailable)('a rate limit shared through Redis', () => {
     await seeded.close();
     // Both servers follow key changes by polling; don't wait for the next poll.
     await Promise.all([a.marketlens.keys.refresh(), b.marketlens.keys.refresh()]);
-    expect((await a.inject({ url: `${PRICES}?query=${freshId()}`, headers: { 'x-api-key': key.key } })).statusCode).toBe(200);
-    expect((await b.inject({ url: `${PRICES}?query=${freshId()}`, headers: { 'x-api-key': key.key } })).statusCode).toBe(200);
+    expect(
+      (await a.inject({ url: `${PRICES}?query=${freshId()}`, headers: { 'x-api-key': key.key } })).statusCode,
+    ).toBe(200);
+    expect(
+      (await b.inject({ url: `${PRICES}?query=${freshId()}`, headers: { 'x-api-key': key.key } })).statusCode,
+    ).toBe(200);
     // The durable counts reach the database within a flush interval; spawnSync below blocks this process's timers.
     await Promise.all([a.marketlens.limits.ledger.flush(), b.marketlens.limits.ledger.flush()]);
     const root = resolve(import.meta.dirname, '..');
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
     const cli = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), 'keys', 'list'], {
-      env: { ...clean, MARKETLENS_DATA_DIR: dataDir, MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix, MARKETLENS_LOG_LEVEL: 'warn' },
+      env: {
+        ...clean,
+        MARKETLENS_DATA_DIR: dataDir,
+        MARKETLENS_REDIS_URL: TEST_REDIS_URL,
+        MARKETLENS_REDIS_PREFIX: prefix,
+        MARKETLENS_LOG_LEVEL: 'warn',
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(cli.status, cli.stderr).toBe(0);
     const rows = JSON.parse(cli.stdout) as Record<string, unknown>[];
-    expect(rows.find((r) => r.id === key.record.id)).toMatchObject({ daily_quota: 50, used_today: 2, used_this_month: 2 });
+    expect(rows.find((r) => r.id === key.record.id)).toMatchObject({
+      daily_quota: 50,
+      used_today: 2,
+      used_this_month: 2,
+    });
   });
 });
 
@@ -213,7 +242,10 @@ describe.skipIf(!redisAvailable)('Redis unreachable or going away', () => {
     expect(second.headers['x-cache']).toBe('miss');
     const ready = await app.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    expect(JSON.parse(ready.body)).toEqual({ status: 'degraded', checks: { server: 'ok', cache: 'redis', redis: 'down' } });
+    expect(JSON.parse(ready.body)).toEqual({
+      status: 'degraded',
+      checks: { server: 'ok', cache: 'redis', redis: 'down' },
+    });
   });
 
   it('MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny: requests are refused with 429 and /readyz is 503', async () => {

@@ -23,14 +23,21 @@ describe('a stalled Redis', () => {
     // A private redis-server, so stopping it disturbs no other suite.
     const port = await closedPort();
     url = `redis://127.0.0.1:${port}`;
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     const until = Date.now() + 10_000;
     while (!(await pingRedis(url, 500))) {
-      if (Date.now() > until || redis.exitCode !== null) throw new Error('redis-server did not start (is it installed?)');
+      if (Date.now() > until || redis.exitCode !== null)
+        throw new Error('redis-server did not start (is it installed?)');
       await sleep(100);
     }
     goat = await startSlowGoat(0);
-    app = await testApp({ MARKETLENS_REDIS_URL: url, MARKETLENS_REDIS_PREFIX: uniquePrefix(), MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin });
+    app = await testApp({
+      MARKETLENS_REDIS_URL: url,
+      MARKETLENS_REDIS_PREFIX: uniquePrefix(),
+      MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin,
+    });
   });
   afterAll(async () => {
     redis?.kill('SIGCONT');

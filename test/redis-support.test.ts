@@ -4,7 +4,9 @@ import { pingRedis, requireRedis } from './support/redis.js';
 
 describe('requireRedis', () => {
   it('throws when CI is set and Redis is unreachable', async () => {
-    await expect(requireRedis('redis://127.0.0.1:1', { CI: 'true' })).rejects.toThrow(/CI is set but Redis is unreachable/);
+    await expect(requireRedis('redis://127.0.0.1:1', { CI: 'true' })).rejects.toThrow(
+      /CI is set but Redis is unreachable/,
+    );
   });
 
   it('outside CI it answers false (the suites skip, with a notice)', async () => {

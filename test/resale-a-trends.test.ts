@@ -27,7 +27,9 @@ const CAPTURES = {
 
 /** The site's sort keys and orders, from the real `getBrowseSorts` answer. */
 function siteSort(seoOrKey: string): { id: string; order: string } {
-  const sorts = JSON.parse(readCapture('stockx/lucaschevrier_browseSort.json')).data.browseSorts as Array<Record<string, string>>;
+  const sorts = JSON.parse(readCapture('stockx/lucaschevrier_browseSort.json')).data.browseSorts as Array<
+    Record<string, string>
+  >;
   const s = sorts.find((x) => x.key === seoOrKey);
   if (!s) throw new Error(`no sort ${seoOrKey} in the capture`);
   return { id: s.key!, order: s.order! };
@@ -53,13 +55,14 @@ describe.runIf(sharedAvailable)('resale-a trends (beyond the spec)', () => {
     });
   });
 
-  const browseCalls = () => stockx.requests.filter((r) => r.path === '/api/p/e').map((r) => ({ req: r, body: JSON.parse(r.body) }));
+  const browseCalls = () =>
+    stockx.requests.filter((r) => r.path === '/api/p/e').map((r) => ({ req: r, body: JSON.parse(r.body) }));
 
   it.each([
     ['featured', 'featured'],
     ['most_active', 'most-active'],
     ['release_date', 'release_date'],
-  ] as const)('sort_by=%s sends the site\'s sort %s and answers the capture\'s products as hits', async (sortBy, key) => {
+  ] as const)("sort_by=%s sends the site's sort %s and answers the capture's products as hits", async (sortBy, key) => {
     const capture = readCapture(CAPTURES[sortBy]);
     served = capture;
     const res = await app.inject({ url: `${TRENDS}?sort_by=${sortBy}&query=yeezy%20boost&country=FR`, headers });
@@ -69,7 +72,12 @@ describe.runIf(sharedAvailable)('resale-a trends (beyond the spec)', () => {
     expect(calls).toHaveLength(1);
     const { req, body } = calls[0]!;
     expect(body.operationName).toBe('Browse');
-    expect(body.variables).toEqual({ query: 'yeezy boost', filtersVersion: 4, sort: siteSort(key), page: { index: 1, limit: 10 } });
+    expect(body.variables).toEqual({
+      query: 'yeezy boost',
+      filtersVersion: 4,
+      sort: siteSort(key),
+      page: { index: 1, limit: 10 },
+    });
     expect(req.headers['selected-country']).toBe('FR');
 
     const hits = res.json();
@@ -106,7 +114,9 @@ describe.runIf(sharedAvailable)('resale-a trends (beyond the spec)', () => {
 
   it('is served under the alias stockx/trends and documented under its own tag', async () => {
     served = readCapture(CAPTURES.featured);
-    expect((await app.inject({ url: '/api/v1/scraper/stockx/trends?sort_by=release_date', headers })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/v1/scraper/stockx/trends?sort_by=release_date', headers })).statusCode).toBe(
+      200,
+    );
     const doc = (await app.inject({ url: '/openapi.json' })).json();
     const entry = doc.paths[TRENDS].get;
     expect(entry.tags).toEqual(['Beyond the spec']);

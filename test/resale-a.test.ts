@@ -20,7 +20,6 @@ const PRODUCT_ID = '0b6f3c2e-7d41-4e8a-9c5b-1a2d3e4f5a6b';
 /** Every lookup is live: these tests are about upstream traffic, not the cache. */
 const headers = { ...auth, 'cache-control': 'no-cache' };
 
-
 function json(res: ServerResponse, body: string, status = 200): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 }
@@ -31,7 +30,10 @@ function graphqlCalls(stockx: FakeUpstream): Array<{ req: LoggedRequest; body: a
 }
 
 /** Serves GraphQL by operation name; unknown operations get a schema error. */
-function graphql(stockx: FakeUpstream, answers: Record<string, { body: string; status?: number; type?: string }>): void {
+function graphql(
+  stockx: FakeUpstream,
+  answers: Record<string, { body: string; status?: number; type?: string }>,
+): void {
   stockx.on(`POST ${GRAPHQL}`, (req, res) => {
     const op = JSON.parse(req.body).operationName as string;
     const a = answers[op];
@@ -120,7 +122,10 @@ describe('resale-a over HTTP', () => {
 
     it('searches the slug of a stockx.com URL; a foreign URL is 400 without any upstream request', async () => {
       graphql(stockx, { Browse: { body: fixture('search-response.json') } });
-      expect((await app.inject({ url: `${SEARCH}?query=${encodeURIComponent(`https://stockx.com/${SLUG}`)}`, headers })).statusCode).toBe(200);
+      expect(
+        (await app.inject({ url: `${SEARCH}?query=${encodeURIComponent(`https://stockx.com/${SLUG}`)}`, headers }))
+          .statusCode,
+      ).toBe(200);
       expect(graphqlCalls(stockx)[0]!.body.variables.query).toBe(SLUG);
       stockx.reset();
       const bad = expectProblem(
@@ -133,10 +138,17 @@ describe('resale-a over HTTP', () => {
     });
 
     it('HTML where JSON is expected → 503 upstream_blocked; a PerimeterX 403 → 503 upstream_blocked', async () => {
-      graphql(stockx, { Browse: { body: '<!DOCTYPE html><html><title>Access to this page has been denied</title></html>', type: 'text/html' } });
+      graphql(stockx, {
+        Browse: {
+          body: '<!DOCTYPE html><html><title>Access to this page has been denied</title></html>',
+          type: 'text/html',
+        },
+      });
       expectProblem(await app.inject({ url: `${SEARCH}?query=a`, headers }), 503, 'upstream_blocked');
       stockx.reset();
-      graphql(stockx, { Browse: { body: '{"appId":"PX16uD0kOF","jsClientSrc":"/x","blockScript":"/y"}', status: 403 } });
+      graphql(stockx, {
+        Browse: { body: '{"appId":"PX16uD0kOF","jsClientSrc":"/x","blockScript":"/y"}', status: 403 },
+      });
       expectProblem(await app.inject({ url: `${SEARCH}?query=b`, headers }), 503, 'upstream_blocked');
     });
 
@@ -149,7 +161,11 @@ describe('resale-a over HTTP', () => {
     });
 
     it('rejects unknown parameters and over-long queries with 400', async () => {
-      const res = expectProblem(await app.inject({ url: `${SEARCH}?query=a&country=FR`, headers }), 400, 'invalid_parameter');
+      const res = expectProblem(
+        await app.inject({ url: `${SEARCH}?query=a&country=FR`, headers }),
+        400,
+        'invalid_parameter',
+      );
       expect(res.errors[0].param).toBe('country');
       expectProblem(await app.inject({ url: `${SEARCH}?query=${'a'.repeat(201)}`, headers }), 400, 'invalid_parameter');
       expect(stockx.count()).toBe(0);
@@ -168,10 +184,22 @@ describe('resale-a over HTTP', () => {
       expect(res.statusCode, res.body).toBe(200);
       const p = JSON.parse(res.body);
       expect(productProblems(p)).toEqual([]);
-      expect(p).toMatchObject({ id: PRODUCT_ID, slug: SLUG, name: 'Marketlens Runner 1 Harbor Blue', sku: 'ML-0001-400' });
+      expect(p).toMatchObject({
+        id: PRODUCT_ID,
+        slug: SLUG,
+        name: 'Marketlens Runner 1 Harbor Blue',
+        sku: 'ML-0001-400',
+      });
       expect(p.market.bids).toEqual({ lowest_ask: 131, highest_bid: 118, number_asks: 37, number_bids: 12 });
       expect(p.variants[1].market.bids.lowest_ask).toBeNull();
-      expect(p.variants[0].sizes.map((s: { type: string }) => s.type)).toEqual(['us m', 'uk', 'cm', 'kr', 'eu', 'us w']);
+      expect(p.variants[0].sizes.map((s: { type: string }) => s.type)).toEqual([
+        'us m',
+        'uk',
+        'cm',
+        'kr',
+        'eu',
+        'us w',
+      ]);
       expect(res.headers['x-missing-parts']).toBeUndefined();
 
       const page = stockx.requests.find((r) => r.method === 'GET' && r.path !== '/')!;
@@ -181,7 +209,13 @@ describe('resale-a over HTTP', () => {
       const { body, req } = graphqlCalls(stockx)[0]!;
       expect(body.operationName).toBe('GetMarketData');
       expect(body.query).toMatch(/^query GetMarketData\(/);
-      expect(body.variables).toEqual({ id: SLUG, currencyCode: 'USD', countryCode: 'US', marketName: 'US', viewerContext: 'BUYER' });
+      expect(body.variables).toEqual({
+        id: SLUG,
+        currencyCode: 'USD',
+        countryCode: 'US',
+        marketName: 'US',
+        viewerContext: 'BUYER',
+      });
       expect(req.headers['x-operation-name']).toBe('GetMarketData');
       expect(req.headers.referer).toBe(`https://stockx.com/${SLUG}`);
     });
@@ -204,7 +238,11 @@ describe('resale-a over HTTP', () => {
     it("defaults the currency to the country's StockX currency (GB → GBP; UK is read as GB)", async () => {
       serveProduct();
       expect((await app.inject({ url: `${PRODUCT}?query=${SLUG}&country=UK`, headers })).statusCode).toBe(200);
-      expect(graphqlCalls(stockx)[0]!.body.variables).toMatchObject({ currencyCode: 'GBP', countryCode: 'GB', marketName: 'GB' });
+      expect(graphqlCalls(stockx)[0]!.body.variables).toMatchObject({
+        currencyCode: 'GBP',
+        countryCode: 'GB',
+        marketName: 'GB',
+      });
     });
 
     it('rejects bad country, language and currency with 400 naming each, before any upstream request', async () => {
@@ -214,7 +252,11 @@ describe('resale-a over HTTP', () => {
         ['language', 'pt-BR'],
         ['currency', 'XYZ'],
       ] as const) {
-        const body = expectProblem(await app.inject({ url: `${PRODUCT}?query=${SLUG}&${param}=${value}`, headers }), 400, 'invalid_parameter');
+        const body = expectProblem(
+          await app.inject({ url: `${PRODUCT}?query=${SLUG}&${param}=${value}`, headers }),
+          400,
+          'invalid_parameter',
+        );
         expect(body.errors.map((e: { param: string }) => e.param)).toContain(param);
       }
       expectProblem(await app.inject({ url: PRODUCT, headers }), 400, 'invalid_parameter');
@@ -223,11 +265,22 @@ describe('resale-a over HTTP', () => {
 
     it('takes a stockx.com product URL; a foreign host is 400 with zero upstream requests', async () => {
       serveProduct();
-      const ok = await app.inject({ url: `${PRODUCT}?query=${encodeURIComponent(`https://stockx.com/${SLUG}?size=9`)}`, headers });
+      const ok = await app.inject({
+        url: `${PRODUCT}?query=${encodeURIComponent(`https://stockx.com/${SLUG}?size=9`)}`,
+        headers,
+      });
       expect(ok.statusCode, ok.body).toBe(200);
       stockx.reset();
-      for (const q of ['https://www.goat.com/sneakers/air-jordan-1', 'https://stockx.com.attacker.example/x', 'http://127.0.0.1/x']) {
-        const bad = expectProblem(await app.inject({ url: `${PRODUCT}?query=${encodeURIComponent(q)}`, headers }), 400, 'invalid_parameter');
+      for (const q of [
+        'https://www.goat.com/sneakers/air-jordan-1',
+        'https://stockx.com.attacker.example/x',
+        'http://127.0.0.1/x',
+      ]) {
+        const bad = expectProblem(
+          await app.inject({ url: `${PRODUCT}?query=${encodeURIComponent(q)}`, headers }),
+          400,
+          'invalid_parameter',
+        );
         expect(bad.errors[0].param).toBe('query');
       }
       expect(stockx.count()).toBe(0);
@@ -261,13 +314,21 @@ describe('resale-a over HTTP', () => {
 
     it('a product page that 404s → 404 not_found', async () => {
       graphql(stockx, { GetMarketData: { body: fixture('graphql-product-null.json') } });
-      const body = expectProblem(await app.inject({ url: `${PRODUCT}?query=no-such-product`, headers }), 404, 'not_found');
+      const body = expectProblem(
+        await app.inject({ url: `${PRODUCT}?query=no-such-product`, headers }),
+        404,
+        'not_found',
+      );
       expect(body.detail).toContain('resale-a');
     });
 
     it('GraphQL "not found" for a UUID → 404 not_found, without fetching a page', async () => {
       graphql(stockx, { GetMarketData: { body: fixture('graphql-not-found.json') } });
-      expectProblem(await app.inject({ url: `${PRODUCT}?query=00000000-0000-4000-8000-000000000000`, headers }), 404, 'not_found');
+      expectProblem(
+        await app.inject({ url: `${PRODUCT}?query=00000000-0000-4000-8000-000000000000`, headers }),
+        404,
+        'not_found',
+      );
       expect(stockx.requests.filter((r) => r.method === 'GET' && r.path !== '/')).toHaveLength(0);
     });
 
@@ -283,7 +344,9 @@ describe('resale-a over HTTP', () => {
 
     it('market data blocked (HTML where JSON expected) → the catalog with market null and X-Missing-Parts: market', async () => {
       stockx.serve('/market-blocked', fixture('product-page.html'));
-      graphql(stockx, { GetMarketData: { body: '<!DOCTYPE html><html><div id="px-captcha"></div></html>', type: 'text/html' } });
+      graphql(stockx, {
+        GetMarketData: { body: '<!DOCTYPE html><html><div id="px-captcha"></div></html>', type: 'text/html' },
+      });
       const res = await app.inject({ url: `${PRODUCT}?query=market-blocked`, headers });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.headers['x-missing-parts']).toBe('market');
@@ -306,7 +369,10 @@ describe('resale-a over HTTP', () => {
 
     it('is served under the alias path /api/v1/scraper/stockx/product', async () => {
       serveProduct();
-      const res = await app.inject({ url: `/api/v1/scraper/stockx/product?query=${SLUG}&country=US&currency=USD&language=en-US`, headers });
+      const res = await app.inject({
+        url: `/api/v1/scraper/stockx/product?query=${SLUG}&country=US&currency=USD&language=en-US`,
+        headers,
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(JSON.parse(res.body).id).toBe(PRODUCT_ID);
     });
@@ -318,7 +384,9 @@ describe('resale-a over HTTP', () => {
     const doc = JSON.parse(res.body);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([SEARCH, PRODUCT]));
     const schemas = Object.keys(doc.components?.schemas ?? {});
-    expect(schemas).toEqual(expect.arrayContaining(['ResaleASearchHit', 'ResaleAProduct', 'ResaleAMarket', 'ResaleAVariant']));
+    expect(schemas).toEqual(
+      expect.arrayContaining(['ResaleASearchHit', 'ResaleAProduct', 'ResaleAMarket', 'ResaleAVariant']),
+    );
     const productParams = doc.paths[PRODUCT].get.parameters.map((p: { name: string }) => p.name);
     expect(productParams).toEqual(expect.arrayContaining(['query', 'country', 'language', 'currency']));
   });

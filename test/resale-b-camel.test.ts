@@ -21,7 +21,21 @@ function templates(): Array<Record<string, any>> {
 }
 
 /** The keys and nested keys kravetb/goat_api (Nov 2024) reads from goat/product. */
-const C2_READS = ['id', 'sku', 'name', 'upperMaterial', 'brandName', 'category', 'singleGender', 'story', 'details', 'silhouette', 'productType', 'color', 'releaseDate'];
+const C2_READS = [
+  'id',
+  'sku',
+  'name',
+  'upperMaterial',
+  'brandName',
+  'category',
+  'singleGender',
+  'story',
+  'details',
+  'silhouette',
+  'productType',
+  'color',
+  'releaseDate',
+];
 
 describe.runIf(sharedAvailable)('resale-b product keys', () => {
   const goat = new FakeUpstream();
@@ -50,23 +64,31 @@ describe.runIf(sharedAvailable)('resale-b product keys', () => {
   });
 
   const get = (app: FastifyInstance, slug: string) =>
-    app.inject({ url: `/api/v1/scraper/goat/product?query=${encodeURIComponent(`https://www.goat.com/sneakers/${slug}`)}`, headers: auth });
+    app.inject({
+      url: `/api/v1/scraper/goat/product?query=${encodeURIComponent(`https://www.goat.com/sneakers/${slug}`)}`,
+      headers: auth,
+    });
 
-  it.each(templates().map((t) => [t.slug as string, t] as const))('camel: %s has the template\'s own keys and values', async (slug, t) => {
-    const res = await get(camel, slug);
-    expect(res.statusCode, res.body).toBe(200);
-    const product = res.json();
-    expect(productCamelRecordSchema.safeParse(product).error).toBeUndefined();
-    for (const [k, v] of Object.entries(product)) {
-      // A key the template lacks is a spec field GOAT did not send for this product: null, as in snake mode.
-      if (!(k in t)) expect(v, k).toBeNull();
-      else if (k !== 'releaseDateName') expect(v, k).toEqual(t[k]); // '' → null (spec), the one value rewritten
-    }
-    for (const k of C2_READS) expect(product[k], k).toEqual(t[k]);
-    expect(product.localizedSpecialDisplayPriceCents.currency).toBe(t.localizedSpecialDisplayPriceCents.currency);
-    expect(product.productTemplateExternalPictures[0].mainPictureUrl).toBe(t.productTemplateExternalPictures[0].mainPictureUrl);
-    expect(product.releaseDate).toMatch(/Z$/);
-  });
+  it.each(templates().map((t) => [t.slug as string, t] as const))(
+    "camel: %s has the template's own keys and values",
+    async (slug, t) => {
+      const res = await get(camel, slug);
+      expect(res.statusCode, res.body).toBe(200);
+      const product = res.json();
+      expect(productCamelRecordSchema.safeParse(product).error).toBeUndefined();
+      for (const [k, v] of Object.entries(product)) {
+        // A key the template lacks is a spec field GOAT did not send for this product: null, as in snake mode.
+        if (!(k in t)) expect(v, k).toBeNull();
+        else if (k !== 'releaseDateName') expect(v, k).toEqual(t[k]); // '' → null (spec), the one value rewritten
+      }
+      for (const k of C2_READS) expect(product[k], k).toEqual(t[k]);
+      expect(product.localizedSpecialDisplayPriceCents.currency).toBe(t.localizedSpecialDisplayPriceCents.currency);
+      expect(product.productTemplateExternalPictures[0].mainPictureUrl).toBe(
+        t.productTemplateExternalPictures[0].mainPictureUrl,
+      );
+      expect(product.releaseDate).toMatch(/Z$/);
+    },
+  );
 
   it('snake (the default) is the spec record with the same values', async () => {
     const t = templates()[0]!;
@@ -85,14 +107,19 @@ describe.runIf(sharedAvailable)('resale-b product keys', () => {
 
   it('OpenAPI documents the camelCase product as an alternate shape', async () => {
     const doc = (await snake.inject({ url: '/openapi.json' })).json();
-    const schema = doc.paths['/api/v1/scraper/resale-b/product'].get.responses['200'].content['application/json'].schema;
+    const schema =
+      doc.paths['/api/v1/scraper/resale-b/product'].get.responses['200'].content['application/json'].schema;
     const refs = JSON.stringify(schema);
     expect(refs).toContain('#/components/schemas/ResaleBProduct"');
     expect(refs).toContain('#/components/schemas/ResaleBProductCamel"');
-    expect(Object.keys(doc.components.schemas.ResaleBProductCamel.properties)).toEqual(expect.arrayContaining(['brandName', 'productTemplateExternalPictures']));
+    expect(Object.keys(doc.components.schemas.ResaleBProductCamel.properties)).toEqual(
+      expect.arrayContaining(['brandName', 'productTemplateExternalPictures']),
+    );
   });
 
   it('MARKETLENS_RESALE_B_PRODUCT_KEYS accepts only snake or camel', async () => {
-    await expect(testApp({ MARKETLENS_RESALE_B_PRODUCT_KEYS: 'kebab' })).rejects.toThrow(/MARKETLENS_RESALE_B_PRODUCT_KEYS/);
+    await expect(testApp({ MARKETLENS_RESALE_B_PRODUCT_KEYS: 'kebab' })).rejects.toThrow(
+      /MARKETLENS_RESALE_B_PRODUCT_KEYS/,
+    );
   });
 });

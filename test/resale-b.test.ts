@@ -29,8 +29,12 @@ function productPage(t: Record<string, unknown>, section = 'sneakers'): string {
   });
 }
 /** GOAT's Next.js 404 page. */
-const notFoundPage = wrapAsNextDataPage({ props: { pageProps: {} }, page: '/404', query: {}, buildId: 'fixture-build' });
-
+const notFoundPage = wrapAsNextDataPage({
+  props: { pageProps: {} },
+  page: '/404',
+  query: {},
+  buildId: 'fixture-build',
+});
 
 describe('resale-b over HTTP', () => {
   const goat = new FakeUpstream();
@@ -68,7 +72,11 @@ describe('resale-b over HTTP', () => {
       const sent = calls()[0]!;
       expect(sent.query.get('productTemplateId')).toBe('2000001');
       expect(sent.query.get('countryCode')).toBe(code);
-      const cookies = new Map(String(sent.headers.cookie).split(/;\s*/).map((c) => c.split('=') as [string, string]));
+      const cookies = new Map(
+        String(sent.headers.cookie)
+          .split(/;\s*/)
+          .map((c) => c.split('=') as [string, string]),
+      );
       expect(cookies.get('country')).toBe(code);
       expect(cookies.get('currency')).toBe(currency);
     });
@@ -151,9 +159,17 @@ describe('resale-b over HTTP', () => {
     });
 
     it('fetches an apparel URL from /apparel/', async () => {
-      const tee = { ...template, id: 2000002, slug: 'fixture-logo-tee-black', productType: 'apparel', productCategory: 'clothing' };
+      const tee = {
+        ...template,
+        id: 2000002,
+        slug: 'fixture-logo-tee-black',
+        productType: 'apparel',
+        productCategory: 'clothing',
+      };
       goat.serve('/apparel/fixture-logo-tee-black', productPage(tee, 'apparel'));
-      const res = await get(`${PRODUCT}?query=${encodeURIComponent('https://www.goat.com/apparel/fixture-logo-tee-black')}`);
+      const res = await get(
+        `${PRODUCT}?query=${encodeURIComponent('https://www.goat.com/apparel/fixture-logo-tee-black')}`,
+      );
       expect(res.statusCode, res.body).toBe(200);
       expect(JSON.parse(res.body)).toMatchObject({ id: 2000002, product_type: 'apparel' });
       expect(calls().map((r) => r.path)).toEqual(['/apparel/fixture-logo-tee-black']);
@@ -166,7 +182,10 @@ describe('resale-b over HTTP', () => {
       const res = await get(`${PRODUCT}?query=fixture-logo-tee-black`);
       expect(res.statusCode, res.body).toBe(200);
       expect(JSON.parse(res.body).id).toBe(2000002);
-      expect(calls().map((r) => r.path)).toEqual(['/sneakers/fixture-logo-tee-black', '/apparel/fixture-logo-tee-black']);
+      expect(calls().map((r) => r.path)).toEqual([
+        '/sneakers/fixture-logo-tee-black',
+        '/apparel/fixture-logo-tee-black',
+      ]);
     });
 
     it('answers 404 not_found when neither section has the slug', async () => {
@@ -177,17 +196,28 @@ describe('resale-b over HTTP', () => {
       expect(calls()).toHaveLength(2);
     });
 
-    it('answers 404 not_found for a URL whose page is GOAT\'s not-found page, even with status 200', async () => {
+    it("answers 404 not_found for a URL whose page is GOAT's not-found page, even with status 200", async () => {
       goat.serve('/sneakers/gone-shoe', notFoundPage);
-      expectProblem(await get(`${PRODUCT}?query=${encodeURIComponent('https://www.goat.com/sneakers/gone-shoe')}`), 404, 'not_found');
+      expectProblem(
+        await get(`${PRODUCT}?query=${encodeURIComponent('https://www.goat.com/sneakers/gone-shoe')}`),
+        404,
+        'not_found',
+      );
       expect(calls()).toHaveLength(1);
     });
 
     // Distinct slugs: a cached answer for the same query could be served stale when the live fetch fails.
     it('answers 502 upstream_changed for a page without the product JSON', async () => {
       goat.serve('/sneakers/changed-shoe-1', '<!DOCTYPE html><html><body><div id="__next">GOAT</div></body></html>');
-      expectProblem(await get(`${PRODUCT}?query=${encodeURIComponent('https://www.goat.com/sneakers/changed-shoe-1')}`), 502, 'upstream_changed');
-      goat.serve('/sneakers/changed-shoe-2', wrapAsNextDataPage({ props: { pageProps: { product: {} } }, page: '/sneakers/[slug]' }));
+      expectProblem(
+        await get(`${PRODUCT}?query=${encodeURIComponent('https://www.goat.com/sneakers/changed-shoe-1')}`),
+        502,
+        'upstream_changed',
+      );
+      goat.serve(
+        '/sneakers/changed-shoe-2',
+        wrapAsNextDataPage({ props: { pageProps: { product: {} } }, page: '/sneakers/[slug]' }),
+      );
       expectProblem(await get(`${PRODUCT}?query=changed-shoe-2`), 502, 'upstream_changed');
     });
 
@@ -213,7 +243,9 @@ describe('resale-b over HTTP', () => {
 
     it('requires query and rejects unknown parameters', async () => {
       expect(expectProblem(await get(PRODUCT), 400, 'invalid_parameter').errors[0].param).toBe('query');
-      expect(expectProblem(await get(`${PRODUCT}?query=${SLUG}&country=US`), 400, 'invalid_parameter').errors[0].param).toBe('country');
+      expect(
+        expectProblem(await get(`${PRODUCT}?query=${SLUG}&country=US`), 400, 'invalid_parameter').errors[0].param,
+      ).toBe('country');
       expect(goat.count()).toBe(0);
     });
 

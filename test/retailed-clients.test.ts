@@ -18,14 +18,22 @@ interface Answer {
 }
 
 /** One GET (or a request with a body) with exactly these headers. */
-function send(origin: string, path: string, headers: Record<string, string>, body?: string, method = 'GET'): Promise<Answer> {
+function send(
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+  method = 'GET',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     // A GET body needs its length stated: Node's client frames no GET body on its own.
     const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
     const req = request(`${origin}${path}`, { method, headers: framed, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ statusCode: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ statusCode: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -34,7 +42,11 @@ function send(origin: string, path: string, headers: Record<string, string>, bod
 
 /** corsairdev/corsair packages/retailed: JSON content type on every GET, no body; x-api-key or its "oauth_2" mode. */
 const TS_CLIENT = { accept: 'application/json', 'content-type': 'application/json', 'x-api-key': TEST_KEY };
-const TS_CLIENT_BEARER = { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` };
+const TS_CLIENT_BEARER = {
+  accept: 'application/json',
+  'content-type': 'application/json',
+  authorization: `Bearer ${TEST_KEY}`,
+};
 /** kravetb/goat_api: httpx 0.27 defaults plus the key. */
 const HTTPX = {
   accept: '*/*',
@@ -43,7 +55,11 @@ const HTTPX = {
   'user-agent': 'python-httpx/0.27.0',
   'x-api-key': TEST_KEY,
 };
-const CLIENTS = { 'TypeScript client': TS_CLIENT, 'TypeScript client (Bearer)': TS_CLIENT_BEARER, 'Python httpx': HTTPX };
+const CLIENTS = {
+  'TypeScript client': TS_CLIENT,
+  'TypeScript client (Bearer)': TS_CLIENT_BEARER,
+  'Python httpx': HTTPX,
+};
 
 /** Every route, with parameters giving 200 and some giving each error a client can meet. */
 const ROUTES = [
@@ -94,7 +110,8 @@ describe('Retailed clients, unchanged', () => {
       const client = await send(origin, path, headers);
       expect(client.statusCode, client.body).toBe(plain.statusCode);
       if (plain.statusCode === 200) {
-        if (!['/readyz', '/healthz', '/metrics'].includes(path)) expect(String(client.headers['content-type'])).toMatch(/^application\/json/);
+        if (!['/readyz', '/healthz', '/metrics'].includes(path))
+          expect(String(client.headers['content-type'])).toMatch(/^application\/json/);
         // Records are equal (the second answer may come from the cache, the record is the same).
         if (path.startsWith('/api/v')) expect(JSON.parse(client.body)).toEqual(JSON.parse(plain.body));
       } else {
@@ -134,7 +151,7 @@ describe('Retailed clients, unchanged', () => {
       expect(Array.isArray(JSON.parse(res.body))).toBe(true);
     });
 
-    it('malformed JSON is a 400 naming body with the parser\'s reason', async () => {
+    it("malformed JSON is a 400 naming body with the parser's reason", async () => {
       const res = await send(origin, '/api/v2/finder/watchmarket-search', TS_CLIENT, '{"query": ');
       const body = expectProblem(res, 400, 'invalid_parameter');
       expect(body.errors[0].param).toBe('body');
@@ -142,12 +159,17 @@ describe('Retailed clients, unchanged', () => {
       expect(body.detail).not.toMatch(/\(\)$/);
     });
 
-    it('a body on an unknown route, even malformed, is still that route\'s 404', async () => {
+    it("a body on an unknown route, even malformed, is still that route's 404", async () => {
       expectProblem(await send(origin, '/api/v1/scraper/stockx/nope', TS_CLIENT, '{"query": '), 404, 'route_not_found');
     });
 
     it('a prototype-poisoning body is refused, with that reason', async () => {
-      const res = await send(origin, '/api/v2/finder/watchmarket-search', TS_CLIENT, '{"__proto__": {"x": 1}, "query": "dial"}');
+      const res = await send(
+        origin,
+        '/api/v2/finder/watchmarket-search',
+        TS_CLIENT,
+        '{"__proto__": {"x": 1}, "query": "dial"}',
+      );
       const body = expectProblem(res, 400, 'invalid_parameter');
       expect(body.detail).toMatch(/__proto__/);
     });
@@ -163,7 +185,12 @@ describe('Retailed clients, unchanged', () => {
     });
 
     it('a body larger than the limit is 413 problem+json', async () => {
-      const res = await send(origin, '/api/v2/finder/watchmarket-search', TS_CLIENT, JSON.stringify({ query: 'x'.repeat(70_000) }));
+      const res = await send(
+        origin,
+        '/api/v2/finder/watchmarket-search',
+        TS_CLIENT,
+        JSON.stringify({ query: 'x'.repeat(70_000) }),
+      );
       expectProblem(res, 413, 'body_too_large');
     });
   });
@@ -183,7 +210,11 @@ describe('Retailed clients, unchanged', () => {
     });
 
     it('an unknown Bearer key → 401 invalid_api_key; 401 messages name both ways', async () => {
-      const wrong = expectProblem(await send(origin, prices, { authorization: 'Bearer ml_wrong' }), 401, 'invalid_api_key');
+      const wrong = expectProblem(
+        await send(origin, prices, { authorization: 'Bearer ml_wrong' }),
+        401,
+        'invalid_api_key',
+      );
       expect(wrong.detail).toMatch(/x-api-key/);
       expect(wrong.detail).toMatch(/Authorization: Bearer/);
       const missing = expectProblem(await send(origin, prices, {}), 401, 'missing_api_key');

@@ -32,12 +32,17 @@ describe('parser robustness on repo fixtures: enumerated mutations', () => {
     expect(report.findings).toEqual([]);
     // The enumeration really ran, and mutations reached both outcomes somewhere (not one that can never fail).
     expect(report.variants).toBeGreaterThan(20);
-    expect(report.ok + Object.values(report.errors).reduce<number>((sum, n) => sum + (n ?? 0), 0)).toBe(report.variants);
+    expect(report.ok + Object.values(report.errors).reduce<number>((sum, n) => sum + (n ?? 0), 0)).toBe(
+      report.variants,
+    );
   });
 });
 
 /** A few random edits (remove / change type / empty) anywhere in the bodies' JSON documents, applied in turn. */
-function randomlyEdited(c: RobustnessCase, picks: Array<[number, number, number]>): { bodies: unknown; label: string[]; subtractive: boolean; shifts: boolean } {
+function randomlyEdited(
+  c: RobustnessCase,
+  picks: Array<[number, number, number]>,
+): { bodies: unknown; label: string[]; subtractive: boolean; shifts: boolean } {
   let bodies = c.bodies();
   const label: string[] = [];
   let subtractive = true;
@@ -55,7 +60,12 @@ function randomlyEdited(c: RobustnessCase, picks: Array<[number, number, number]
         ? { label: 'remove', subtractive: true, path, value: undefined }
         : op === 1
           ? { label: 'empty', subtractive: true, path, value: [] }
-          : { label: `→${RETYPES[op - 2]!.name}`, subtractive: RETYPES[op - 2]!.value === null, path, value: RETYPES[op - 2]!.value };
+          : {
+              label: `→${RETYPES[op - 2]!.name}`,
+              subtractive: RETYPES[op - 2]!.value === null,
+              path,
+              value: RETYPES[op - 2]!.value,
+            };
     subtractive &&= edit.subtractive;
     shifts ||= typeof path.at(-1) === 'number';
     label.push(`${doc.label}: ${edit.label} ${path.join('.')}`);
@@ -130,12 +140,15 @@ describe('never a wrong value: resale-b (GOAT)', () => {
     expect(r.localized_special_display_price_cents).toEqual({ amount: null, currency: 'USD', amount_usd_cents: null });
   });
 
-  it.each(['sizeRange', 'localizedSpecialDisplayPriceCents'])('product: required %s removed is upstream_changed, not a default', (key) => {
-    const product = fixtureCase((c) => c.label.includes('product-template.json (bare JSON)'));
-    const t = JSON.parse(product.bodies() as string);
-    delete t[key];
-    expect(codeOf(run(product.op, JSON.stringify(t), product.params))).toBe('upstream_changed');
-  });
+  it.each(['sizeRange', 'localizedSpecialDisplayPriceCents'])(
+    'product: required %s removed is upstream_changed, not a default',
+    (key) => {
+      const product = fixtureCase((c) => c.label.includes('product-template.json (bare JSON)'));
+      const t = JSON.parse(product.bodies() as string);
+      delete t[key];
+      expect(codeOf(run(product.op, JSON.stringify(t), product.params))).toBe('upstream_changed');
+    },
+  );
 });
 
 describe('never a wrong value: resale-a (StockX)', () => {
@@ -161,7 +174,9 @@ describe('never a wrong value: resale-a (StockX)', () => {
 
   it('a lowest ask that is not a number is upstream_changed, never parsed out of text', () => {
     for (const bad of ['131', '$131', { value: 131 }]) {
-      expect(codeOf(withMarket((m) => (m.data.product.market.state.lowestAsk = { amount: bad })))).toBe('upstream_changed');
+      expect(codeOf(withMarket((m) => (m.data.product.market.state.lowestAsk = { amount: bad })))).toBe(
+        'upstream_changed',
+      );
     }
   });
 
@@ -192,16 +207,19 @@ describe('never a wrong value: watchmarket (Chrono24)', () => {
     expect(withPrice('€6,450').results[0].price).toEqual({ amount: 6450, currency: '€' });
   });
 
-  it.each(['Price on request', '€--', '€', '', '€6,4x50', '€6‚450', '€6,45O', '€6.450.00.1', '€ 6 450 4', '€6,450 1'])('price text %j → amount null, left out of price_stats', (text) => {
-    const priced = (r: any) => r.results.filter((l: any) => l.price.amount !== null).length;
-    const base = withPrice('€6,450');
-    const r = withPrice(text);
-    expect(r.results[0]).toMatchObject({ id: '51000001', price: { amount: null, currency: null } });
-    expect(r.results[0].title).toBe(base.results[0].title);
-    expect(priced(r)).toBe(priced(base) - 1);
-    expect(r.stats.price_stats.lowest_price).not.toBe(0);
-    expect(r.stats.price_stats.highest_price).toBe(base.stats.price_stats.highest_price);
-  });
+  it.each(['Price on request', '€--', '€', '', '€6,4x50', '€6‚450', '€6,45O', '€6.450.00.1', '€ 6 450 4', '€6,450 1'])(
+    'price text %j → amount null, left out of price_stats',
+    (text) => {
+      const priced = (r: any) => r.results.filter((l: any) => l.price.amount !== null).length;
+      const base = withPrice('€6,450');
+      const r = withPrice(text);
+      expect(r.results[0]).toMatchObject({ id: '51000001', price: { amount: null, currency: null } });
+      expect(r.results[0].title).toBe(base.results[0].title);
+      expect(priced(r)).toBe(priced(base) - 1);
+      expect(r.stats.price_stats.lowest_price).not.toBe(0);
+      expect(r.stats.price_stats.highest_price).toBe(base.stats.price_stats.highest_price);
+    },
+  );
 
   it('a card cut off mid-way never borrows the next card’s price', () => {
     const b = page1.bodies() as { url: string; pages: string[] };
@@ -267,7 +285,12 @@ describe('never a wrong value: sportswear (Nike)', () => {
         delete p.discountPercentage;
       }),
     );
-    expect(r.prices).toMatchObject({ employee_price: null, employee_discount_percentage: null, discount_percentage: null, current_price: 115 });
+    expect(r.prices).toMatchObject({
+      employee_price: null,
+      employee_discount_percentage: null,
+      discount_percentage: null,
+      current_price: 115,
+    });
   });
 
   it('a current price that is text is upstream_changed, never coerced', () => {

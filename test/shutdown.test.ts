@@ -31,7 +31,12 @@ interface Answer {
  * One GET, by default on its own connection (no pool), so each lookup is a separate in-flight request; with a
  * keep-alive agent, as a load balancer or SDK would send it.
  */
-function get(port: number, path: string, headers: Record<string, string> = {}, agent: Agent | false = false): Promise<Answer> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  agent: Agent | false = false,
+): Promise<Answer> {
   return new Promise((resolveAnswer, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
       let body = '';
@@ -54,7 +59,6 @@ async function readiness(port: number): Promise<number | string> {
     return String((e as NodeJS.ErrnoException).code ?? (e as Error).message);
   }
 }
-
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -101,7 +105,8 @@ describe('graceful shutdown of marketlens serve', () => {
     );
     const waitUntil = Date.now() + 10_000;
     while (goat.count() - before < IN_FLIGHT) {
-      if (Date.now() > waitUntil) throw new Error(`only ${goat.count() - before} lookups reached the upstream:\n${server.out()}`);
+      if (Date.now() > waitUntil)
+        throw new Error(`only ${goat.count() - before} lookups reached the upstream:\n${server.out()}`);
       await sleep(20);
     }
     const signalledAt = Date.now();
@@ -133,18 +138,25 @@ describe('graceful shutdown of marketlens serve', () => {
 
     // Promptly: an answered connection must not keep the process alive until its idle timeout (Fastify: 72 s,
     // longer than an orchestrator's usual grace period, after which it is SIGKILLed instead of exiting 0).
-    const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after the last answer')]);
+    const code = await Promise.race([
+      server.exited,
+      sleep(10_000).then(() => 'still running 10 s after the last answer'),
+    ]);
     if (agent) agent.destroy();
     expect(code, server.out()).toBe(0);
     // Nothing listens any more.
     expect(await readiness(port)).toBe('ECONNREFUSED');
   }
 
-  it('SIGTERM during in-flight lookups: readyz goes false, every lookup completes with 200, exit 0', { timeout: 60_000 }, () =>
-    drain('fresh'));
+  it(
+    'SIGTERM during in-flight lookups: readyz goes false, every lookup completes with 200, exit 0',
+    { timeout: 60_000 },
+    () => drain('fresh'),
+  );
 
   it('the same with keep-alive clients: answered connections do not hold the exit up', { timeout: 60_000 }, () =>
-    drain('keep-alive'));
+    drain('keep-alive'),
+  );
 });
 
 /**
@@ -157,7 +169,9 @@ describe('shutdown with silent, half-open and over-long connections', () => {
     for (const s of started) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
   });
 
-  async function serveFor(env: Record<string, string>): Promise<{ port: number; server: Awaited<ReturnType<typeof startServe>> }> {
+  async function serveFor(
+    env: Record<string, string>,
+  ): Promise<{ port: number; server: Awaited<ReturnType<typeof startServe>> }> {
     const port = await closedPort();
     const server = await startServe({
       MARKETLENS_HOST: '127.0.0.1',
@@ -186,47 +200,55 @@ describe('shutdown with silent, half-open and over-long connections', () => {
     });
   }
 
-  it('exits 0 promptly after SIGTERM although one connection sent nothing and one half a request line', { timeout: 30_000 }, async () => {
-    const { port, server } = await serveFor({ MARKETLENS_SHUTDOWN_TIMEOUT_MS: '20000' });
-    const silent = await rawSocket(port);
-    const half = await rawSocket(port, 'GET /hea');
-    const closedAt: number[] = [];
-    for (const s of [silent, half]) s.on('close', () => closedAt.push(Date.now()));
-    await sleep(200);
-    const signalledAt = Date.now();
-    server.child.kill('SIGTERM');
-    const code = await Promise.race([server.exited, sleep(8_000).then(() => 'still running 8 s after SIGTERM')]);
-    expect(code, server.out()).toBe(0);
-    expect(Date.now() - signalledAt).toBeLessThan(5_000);
-    await sleep(100);
-    expect(closedAt).toHaveLength(2);
-  });
-
-  it('cuts an in-flight request longer than MARKETLENS_SHUTDOWN_TIMEOUT_MS and exits', { timeout: 30_000 }, async () => {
-    const slow = await startSlowGoat(15_000);
-    try {
-      const { port, server } = await serveFor({
-        MARKETLENS_SHUTDOWN_TIMEOUT_MS: '1000',
-        MARKETLENS_DEADLINE_MS: '30000',
-        MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000',
-        MARKETLENS_RESALE_B_ORIGIN: slow.upstream.origin,
-      });
-      const before = slow.count();
-      const lookup = get(port, `${PRICES}?query=9901&country=US`, { 'x-api-key': TEST_KEY }).catch((e: Error) => e);
-      while (slow.count() === before) await sleep(20);
+  it(
+    'exits 0 promptly after SIGTERM although one connection sent nothing and one half a request line',
+    { timeout: 30_000 },
+    async () => {
+      const { port, server } = await serveFor({ MARKETLENS_SHUTDOWN_TIMEOUT_MS: '20000' });
+      const silent = await rawSocket(port);
+      const half = await rawSocket(port, 'GET /hea');
+      const closedAt: number[] = [];
+      for (const s of [silent, half]) s.on('close', () => closedAt.push(Date.now()));
+      await sleep(200);
       const signalledAt = Date.now();
       server.child.kill('SIGTERM');
-      const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after SIGTERM')]);
-      // 1: the grace period ran out and the remaining connections were cut.
-      expect(code, server.out()).toBe(1);
-      const took = Date.now() - signalledAt;
-      // The drain delay (300 ms) plus the grace (1 s), with slack for a loaded machine; far less than the upstream's 15 s.
-      expect(took, `exit ${String(code)} after ${took} ms:\n${server.out()}`).toBeGreaterThanOrEqual(1_200);
-      expect(took).toBeLessThan(5_000);
-      expect(await lookup).toBeInstanceOf(Error);
-      expect(server.out()).toMatch(/shutdown grace over/);
-    } finally {
-      await slow.stop();
-    }
-  });
+      const code = await Promise.race([server.exited, sleep(8_000).then(() => 'still running 8 s after SIGTERM')]);
+      expect(code, server.out()).toBe(0);
+      expect(Date.now() - signalledAt).toBeLessThan(5_000);
+      await sleep(100);
+      expect(closedAt).toHaveLength(2);
+    },
+  );
+
+  it(
+    'cuts an in-flight request longer than MARKETLENS_SHUTDOWN_TIMEOUT_MS and exits',
+    { timeout: 30_000 },
+    async () => {
+      const slow = await startSlowGoat(15_000);
+      try {
+        const { port, server } = await serveFor({
+          MARKETLENS_SHUTDOWN_TIMEOUT_MS: '1000',
+          MARKETLENS_DEADLINE_MS: '30000',
+          MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000',
+          MARKETLENS_RESALE_B_ORIGIN: slow.upstream.origin,
+        });
+        const before = slow.count();
+        const lookup = get(port, `${PRICES}?query=9901&country=US`, { 'x-api-key': TEST_KEY }).catch((e: Error) => e);
+        while (slow.count() === before) await sleep(20);
+        const signalledAt = Date.now();
+        server.child.kill('SIGTERM');
+        const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after SIGTERM')]);
+        // 1: the grace period ran out and the remaining connections were cut.
+        expect(code, server.out()).toBe(1);
+        const took = Date.now() - signalledAt;
+        // The drain delay (300 ms) plus the grace (1 s), with slack for a loaded machine; far less than the upstream's 15 s.
+        expect(took, `exit ${String(code)} after ${took} ms:\n${server.out()}`).toBeGreaterThanOrEqual(1_200);
+        expect(took).toBeLessThan(5_000);
+        expect(await lookup).toBeInstanceOf(Error);
+        expect(server.out()).toMatch(/shutdown grace over/);
+      } finally {
+        await slow.stop();
+      }
+    },
+  );
 });

@@ -38,7 +38,6 @@ describe('sportswear.product over HTTP', () => {
   const get = (query: Record<string, string>, path = ROUTE) =>
     app.inject({ method: 'GET', url: path, query, headers: { ...auth, 'cache-control': 'no-cache' } });
 
-
   describe('product page URL forms', () => {
     it('US URL → the §2.7 record; the page is fetched at its path with an en-US Accept-Language', async () => {
       nike.serve(US_PATH, US_PAGE);
@@ -66,8 +65,16 @@ describe('sportswear.product over HTTP', () => {
 
     it.each([
       // [query as the user pastes it, path requested upstream, Accept-Language]
-      ['https://www.nike.com/gb/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100', '/gb/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100', 'en-GB,en;q=0.9'],
-      ['https://www.nike.com/ca/fr/t/dunk-low-retro-76KnBL/DD1391-100', '/ca/fr/t/dunk-low-retro-76KnBL/DD1391-100', 'fr-CA,fr;q=0.9'],
+      [
+        'https://www.nike.com/gb/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100',
+        '/gb/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100',
+        'en-GB,en;q=0.9',
+      ],
+      [
+        'https://www.nike.com/ca/fr/t/dunk-low-retro-76KnBL/DD1391-100',
+        '/ca/fr/t/dunk-low-retro-76KnBL/DD1391-100',
+        'fr-CA,fr;q=0.9',
+      ],
       ['nike.com/t/dunk-low-retro-mens-shoes-76KnBL/dd1391-100/?vst=dunk#reviews', US_PATH, 'en-US,en;q=0.9'],
       ['https://www.nike.com/kr/t/-/-/DD1391-100', '/kr/t/-/-/DD1391-100', 'ko-KR,ko;q=0.9'],
     ])('%s → GET %s', async (query, path, language) => {
@@ -89,7 +96,7 @@ describe('sportswear.product over HTTP', () => {
   });
 
   describe('bare style-colour code + country', () => {
-    it('defaults to US: GET /t/-/{code}, following Nike\'s redirect to the product page', async () => {
+    it("defaults to US: GET /t/-/{code}, following Nike's redirect to the product page", async () => {
       nike.on('/t/-/DD1391-100', (_req, res) => {
         res.writeHead(301, { location: US_PATH }).end();
       });
@@ -109,7 +116,7 @@ describe('sportswear.product over HTTP', () => {
       expect(nike.requests[0]!.headers['accept-language']).toBe('fr-FR,fr;q=0.9');
     });
 
-    it('country=UK is Nike\'s gb storefront', async () => {
+    it("country=UK is Nike's gb storefront", async () => {
       nike.serve('/gb/t/-/DD1391-100', US_PAGE);
       const res = await get({ query: 'DD1391-100', country: 'UK' });
       expect(res.statusCode).toBe(200);
@@ -125,7 +132,8 @@ describe('sportswear.product over HTTP', () => {
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['query', 'country']));
     expect(doc.paths[ALIAS]).toBeUndefined(); // the alias is served but hidden from the docs
     const schemas = JSON.stringify(doc.components?.schemas ?? doc);
-    for (const id of ['SportswearProduct', 'SportswearSize', 'SportswearPrices', 'SportswearProductInfo']) expect(schemas).toContain(id);
+    for (const id of ['SportswearProduct', 'SportswearSize', 'SportswearPrices', 'SportswearProductInfo'])
+      expect(schemas).toContain(id);
   });
 
   describe('bad input → 400 naming the parameter, nothing fetched', () => {
@@ -156,7 +164,11 @@ describe('sportswear.product over HTTP', () => {
 
     it('the page does not list the requested colourway → 404', async () => {
       nike.serve('/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-999', US_PAGE);
-      const body = expectProblem(await get({ query: 'https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-999' }), 404, 'not_found');
+      const body = expectProblem(
+        await get({ query: 'https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-999' }),
+        404,
+        'not_found',
+      );
       expect(body.detail).toContain('DD1391-999');
     });
 
@@ -172,18 +184,36 @@ describe('sportswear.product over HTTP', () => {
 
   describe('upstream changed', () => {
     it('a product page without __NEXT_DATA__ → 502 upstream_changed', async () => {
-      nike.serve('/t/no-next-data-AbCdEf/DD1391-100', '<!DOCTYPE html><html><body><div id="root">Nike Dunk Low Retro</div></body></html>');
-      expectProblem(await get({ query: 'https://www.nike.com/t/no-next-data-AbCdEf/DD1391-100' }), 502, 'upstream_changed');
+      nike.serve(
+        '/t/no-next-data-AbCdEf/DD1391-100',
+        '<!DOCTYPE html><html><body><div id="root">Nike Dunk Low Retro</div></body></html>',
+      );
+      expectProblem(
+        await get({ query: 'https://www.nike.com/t/no-next-data-AbCdEf/DD1391-100' }),
+        502,
+        'upstream_changed',
+      );
     });
 
     it('__NEXT_DATA__ without the product JSON → 502 upstream_changed', async () => {
-      nike.serve('/t/no-product-json-AbCdEf/DD1391-100', '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"marketPlace":"US"}}}</script>');
-      expectProblem(await get({ query: 'https://www.nike.com/t/no-product-json-AbCdEf/DD1391-100' }), 502, 'upstream_changed');
+      nike.serve(
+        '/t/no-product-json-AbCdEf/DD1391-100',
+        '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"marketPlace":"US"}}}</script>',
+      );
+      expectProblem(
+        await get({ query: 'https://www.nike.com/t/no-product-json-AbCdEf/DD1391-100' }),
+        502,
+        'upstream_changed',
+      );
     });
 
     it('a 5xx answer → 502 upstream_error', async () => {
       nike.serve('/t/server-error-AbCdEf/DD1391-100', 'oops', { status: 503 });
-      expectProblem(await get({ query: 'https://www.nike.com/t/server-error-AbCdEf/DD1391-100' }), 502, 'upstream_error');
+      expectProblem(
+        await get({ query: 'https://www.nike.com/t/server-error-AbCdEf/DD1391-100' }),
+        502,
+        'upstream_error',
+      );
     });
   });
 });
@@ -199,12 +229,17 @@ describe.skipIf(!sharedAvailable)('blocked product page → product_feed/threads
   const FEED_PATH = '/product_feed/threads/v3/';
   const GB_FEED = sharedAvailable ? readCapture('nike/product-feed-threads-v3_gb_2026-04-17.json') : '{}';
   const PAGE = '/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-001';
-  const get = (query: Record<string, string>) => app.inject({ method: 'GET', url: ROUTE, query, headers: { ...auth, 'cache-control': 'no-cache' } });
+  const get = (query: Record<string, string>) =>
+    app.inject({ method: 'GET', url: ROUTE, query, headers: { ...auth, 'cache-control': 'no-cache' } });
 
   beforeAll(async () => {
     await nike.start();
     // Blocks are retried: no backoff, and no breaker opening between tests.
-    app = await testApp({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+    app = await testApp({
+      MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin,
+      MARKETLENS_BREAKER_THRESHOLD: '10000',
+      MARKETLENS_RETRY_BASE_MS: '0',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -232,10 +267,23 @@ describe.skipIf(!sharedAvailable)('blocked product page → product_feed/threads
       pdp_url: null,
       enhanced_pdp: null,
     });
-    expect(record.product_info).toMatchObject({ title: 'Air Max 90', subtitle: "Men's shoes", full_title: "Air Max 90 Men's Shoes", product_type: 'FOOTWEAR', status_modifier: null });
-    expect(record.sizes[0]).toMatchObject({ label: '6', localized_label: '5.5', localized_label_prefix: 'UK', gtins: [{ gtin: '00198958662033' }] });
+    expect(record.product_info).toMatchObject({
+      title: 'Air Max 90',
+      subtitle: "Men's shoes",
+      full_title: "Air Max 90 Men's Shoes",
+      product_type: 'FOOTWEAR',
+      status_modifier: null,
+    });
+    expect(record.sizes[0]).toMatchObject({
+      label: '6',
+      localized_label: '5.5',
+      localized_label_prefix: 'UK',
+      gtins: [{ gtin: '00198958662033' }],
+    });
     const missing = String(res.headers['x-missing-parts']).split(',');
-    expect(missing).toEqual(expect.arrayContaining(['badge', 'pdp_url', 'enhanced_pdp', 'sizes.status', 'product_info.status_modifier']));
+    expect(missing).toEqual(
+      expect.arrayContaining(['badge', 'pdp_url', 'enhanced_pdp', 'sizes.status', 'product_info.status_modifier']),
+    );
     expect(missing).not.toContain('product_info.title');
 
     // The feed request: filtered by marketplace, language, nike.com's channel and the style-colour.
@@ -249,10 +297,14 @@ describe.skipIf(!sharedAvailable)('blocked product page → product_feed/threads
     expect(nike.count(PAGE)).toBeGreaterThanOrEqual(1);
   });
 
-  it('a feed without the colourway, or a failing feed, leaves the page\'s block as the answer (503 upstream_blocked)', async () => {
+  it("a feed without the colourway, or a failing feed, leaves the page's block as the answer (503 upstream_blocked)", async () => {
     nike.serve(FEED_PATH, GB_FEED, { type: 'application/json' });
     nike.serve('/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-999', AKAMAI, { status: 403 });
-    expectProblem(await get({ query: 'https://www.nike.com/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-999' }), 503, 'upstream_blocked');
+    expectProblem(
+      await get({ query: 'https://www.nike.com/gb/t/air-max-90-shoes-mVZDxTlZ/IU0767-999' }),
+      503,
+      'upstream_blocked',
+    );
     // A colourway never answered before (a cached record would be served stale-if-error, CONTRACT §3).
     nike.serve('/gb/t/x-AbCdEf/HM8517-100', AKAMAI, { status: 403 });
     nike.serve(FEED_PATH, AKAMAI, { status: 403 });

@@ -29,7 +29,14 @@ const URL_OPERATIONS: Array<{ name: OperationName; host: string; path: string }>
 
 /** Latin letters swapped for their Cyrillic twins (а е о с х і): a host that renders like the real one. */
 function homoglyph(host: string): string {
-  const twins: Record<string, string> = { o: '\u043e', a: '\u0430', e: '\u0435', c: '\u0441', x: '\u0445', i: '\u0456' };
+  const twins: Record<string, string> = {
+    o: '\u043e',
+    a: '\u0430',
+    e: '\u0435',
+    c: '\u0441',
+    x: '\u0445',
+    i: '\u0456',
+  };
   const i = [...host].findIndex((ch) => ch in twins);
   return host.slice(0, i) + twins[host[i]!] + host.slice(i + 1);
 }
@@ -124,7 +131,10 @@ function expectQueryRejected(res: Res, input: string): void {
   expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
   const body = JSON.parse(res.body);
   expect(body.code).toBe('invalid_parameter');
-  expect(body.errors.map((e: { param: string }) => e.param), input).toContain('query');
+  expect(
+    body.errors.map((e: { param: string }) => e.param),
+    input,
+  ).toContain('query');
 }
 
 describe('SSRF corpus and redirects into the internal network', () => {
@@ -142,7 +152,9 @@ describe('SSRF corpus and redirects into the internal network', () => {
 
   beforeAll(async () => {
     await internal.start();
-    internal.otherwise((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"secret":true}'));
+    internal.otherwise(
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"secret":true}'),
+    );
     internalPort = Number(new URL(internal.origin).port);
     await Promise.all(Object.values(fakes).map((f) => f.start()));
     const env: Record<string, string> = {
@@ -150,7 +162,8 @@ describe('SSRF corpus and redirects into the internal network', () => {
       MARKETLENS_RETRY_BASE_MS: '0',
       MARKETLENS_BREAKER_THRESHOLD: '10000',
     };
-    for (const [mp, fake] of Object.entries(fakes)) env[`MARKETLENS_${MARKETPLACE_INFO[mp as Marketplace].envName}_ORIGIN`] = fake.origin;
+    for (const [mp, fake] of Object.entries(fakes))
+      env[`MARKETLENS_${MARKETPLACE_INFO[mp as Marketplace].envName}_ORIGIN`] = fake.origin;
     const config = testConfig(env);
     http = RecordingHttpClient.forConfig(config);
     app = await buildApp({ config, http });
@@ -222,7 +235,18 @@ describe('SSRF corpus and redirects into the internal network', () => {
   });
 
   it('watchmarket domain (the one host-choosing parameter) accepts only its list of country sites', async () => {
-    const hostile = ['evil.com', 'com.evil.com', 'com@evil.com', 'com:8080', 'com/..', '127.0.0.1', 'com#', 'co.uk.evil.com', 'xyz', ''];
+    const hostile = [
+      'evil.com',
+      'com.evil.com',
+      'com@evil.com',
+      'com:8080',
+      'com/..',
+      '127.0.0.1',
+      'com#',
+      'co.uk.evil.com',
+      'xyz',
+      '',
+    ];
     for (const domain of hostile) {
       const res = await get('/api/v1/scraper/watchmarket/search', { query: 'rolex', domain });
       expect(res.statusCode, `${domain} → ${res.body}`).toBe(400);
@@ -266,23 +290,26 @@ describe('SSRF corpus and redirects into the internal network', () => {
       ['watchmarket.search', { query: 'rolex' }],
     ];
 
-    it.each(LOOKUPS)('%s: a page redirecting to an internal address → 502 upstream_error, no hit', async (name, query) => {
-      const op = getOperation(name)!;
-      for (const to of targets(internalPort)) {
-        redirectEverything(to);
-        const t0 = Date.now();
-        const res = await get(op.path, query);
-        expect(res.statusCode, `${to} → ${res.body}`).toBe(502);
-        const body = JSON.parse(res.body);
-        expect(body.code, to).toBe('upstream_error');
-        expect(body.detail, to).toMatch(/redirected outside its hosts/);
-        // Refused before connecting: no waiting on 169.254.169.254, which would only time out.
-        expect(Date.now() - t0).toBeLessThan(2000);
-      }
-      expect(fakes[op.marketplace].count()).toBeGreaterThan(0);
-      expect(internal.count()).toBe(0);
-      expect(http.offAllowlist()).toEqual([]);
-    });
+    it.each(LOOKUPS)(
+      '%s: a page redirecting to an internal address → 502 upstream_error, no hit',
+      async (name, query) => {
+        const op = getOperation(name)!;
+        for (const to of targets(internalPort)) {
+          redirectEverything(to);
+          const t0 = Date.now();
+          const res = await get(op.path, query);
+          expect(res.statusCode, `${to} → ${res.body}`).toBe(502);
+          const body = JSON.parse(res.body);
+          expect(body.code, to).toBe('upstream_error');
+          expect(body.detail, to).toMatch(/redirected outside its hosts/);
+          // Refused before connecting: no waiting on 169.254.169.254, which would only time out.
+          expect(Date.now() - t0).toBeLessThan(2000);
+        }
+        expect(fakes[op.marketplace].count()).toBeGreaterThan(0);
+        expect(internal.count()).toBe(0);
+        expect(http.offAllowlist()).toEqual([]);
+      },
+    );
 
     describe('at the wire: every hop through a recording forward proxy', () => {
       // Every marketplace fetches through a local forward proxy only, so the proxy's log is every connection the
@@ -317,7 +344,12 @@ describe('SSRF corpus and redirects into the internal network', () => {
         proxy.log.length = 0;
         for (const to of targets(internalPort)) {
           redirectEverything(to);
-          const res = await wireApp.inject({ method: 'GET', url: op.path, query, headers: { ...auth, 'cache-control': 'no-cache' } });
+          const res = await wireApp.inject({
+            method: 'GET',
+            url: op.path,
+            query,
+            headers: { ...auth, 'cache-control': 'no-cache' },
+          });
           expect(res.statusCode, `${to} → ${res.body}`).toBe(502);
           expect(JSON.parse(res.body).code, to).toBe('upstream_error');
         }
@@ -334,8 +366,13 @@ describe('SSRF corpus and redirects into the internal network', () => {
       goat.serve('/', home);
       goat.on('/sneakers/chained-slug', (_req, res) => void res.writeHead(301, { location: '/hop-1' }).end());
       goat.on('/hop-1', (_req, res) => void res.writeHead(302, { location: `${goat.origin}/hop-2` }).end());
-      goat.on('/hop-2', (_req, res) => void res.writeHead(307, { location: `http://127.0.0.1:${internalPort}/hop-3` }).end());
-      const res = await get('/api/v1/scraper/resale-b/product', { query: 'https://www.goat.com/sneakers/chained-slug' });
+      goat.on(
+        '/hop-2',
+        (_req, res) => void res.writeHead(307, { location: `http://127.0.0.1:${internalPort}/hop-3` }).end(),
+      );
+      const res = await get('/api/v1/scraper/resale-b/product', {
+        query: 'https://www.goat.com/sneakers/chained-slug',
+      });
       expect(res.statusCode, res.body).toBe(502);
       expect(JSON.parse(res.body).code).toBe('upstream_error');
       // The two hops on the marketplace itself were followed (mapped back onto www.goat.com), the third was not.
@@ -347,7 +384,10 @@ describe('SSRF corpus and redirects into the internal network', () => {
     it('a redirect to another host of the same marketplace is followed (the allowlist is not over-strict)', async () => {
       const goat = fakes['resale-b'];
       goat.serve('/', home);
-      goat.on('/sneakers/moved-slug', (_req, res) => void res.writeHead(301, { location: 'https://goat.com/sneakers/moved-slug-2' }).end());
+      goat.on(
+        '/sneakers/moved-slug',
+        (_req, res) => void res.writeHead(301, { location: 'https://goat.com/sneakers/moved-slug-2' }).end(),
+      );
       const res = await get('/api/v1/scraper/resale-b/product', { query: 'https://www.goat.com/sneakers/moved-slug' });
       // goat.com is GOAT's: the hop is followed (to the fake, through the origin override), which answers 404.
       expect(res.statusCode, res.body).toBe(404);

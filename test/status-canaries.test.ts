@@ -64,7 +64,8 @@ describe('canaries', () => {
       figures = await perOperation();
     }
     for (const name of OPERATION_NAMES) {
-      if (name === 'resale-b.product') expect(figures[name]!.outcomes, name).toMatchObject({ ok: 0, upstream_changed: figures[name]!.lookups });
+      if (name === 'resale-b.product')
+        expect(figures[name]!.outcomes, name).toMatchObject({ ok: 0, upstream_changed: figures[name]!.lookups });
       else expect(figures[name]!.outcomes, name).toEqual({ ok: figures[name]!.lookups });
     }
     expect(failures.some((f) => f.operation === 'resale-b.product' && f.error.code === 'upstream_changed')).toBe(true);
@@ -104,18 +105,25 @@ describe('canaries', () => {
     expect(rounds).toBeLessThanOrEqual(4);
   }, 30_000);
 
-  it.runIf(redisAvailable)('two instances on one database and Redis (BullMQ): one round per interval', async () => {
-    await app?.close();
-    app = undefined;
-    const prefix = uniquePrefix();
-    try {
-      const rounds = await roundsOnTwoInstances({ MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix });
-      expect(rounds).toBeGreaterThanOrEqual(2);
-      expect(rounds).toBeLessThanOrEqual(4);
-    } finally {
-      await deletePrefix(prefix);
-    }
-  }, 30_000);
+  it.runIf(redisAvailable)(
+    'two instances on one database and Redis (BullMQ): one round per interval',
+    async () => {
+      await app?.close();
+      app = undefined;
+      const prefix = uniquePrefix();
+      try {
+        const rounds = await roundsOnTwoInstances({
+          MARKETLENS_REDIS_URL: TEST_REDIS_URL,
+          MARKETLENS_REDIS_PREFIX: prefix,
+        });
+        expect(rounds).toBeGreaterThanOrEqual(2);
+        expect(rounds).toBeLessThanOrEqual(4);
+      } finally {
+        await deletePrefix(prefix);
+      }
+    },
+    30_000,
+  );
 
   it('the job follows the configuration at start: re-timed when the interval changes, deleted when off', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-canary-'));

@@ -30,8 +30,12 @@ describe('marketlens doctor', () => {
     await proxy.start();
     m.fakes['resale-b'].on(BUY_BAR, (_req, res) => {
       if (mode === 'ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end(BUY_BAR_BODY);
-      if (mode === 'block') return void res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' }).end(CLOUDFLARE_CHALLENGE);
-      if (mode === 'changed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"variants":[]}}');
+      if (mode === 'block')
+        return void res
+          .writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' })
+          .end(CLOUDFLARE_CHALLENGE);
+      if (mode === 'changed')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"variants":[]}}');
       // hang: never answer (the per-attempt timeout fires)
     });
   });
@@ -45,7 +49,13 @@ describe('marketlens doctor', () => {
   });
 
   const config = (env: Record<string, string> = {}) =>
-    testConfig({ ...m.env, MARKETLENS_RETRY_ATTEMPTS: '2', MARKETLENS_RESALE_B_TIMEOUT_MS: '300', MARKETLENS_DEADLINE_MS: '3000', ...env });
+    testConfig({
+      ...m.env,
+      MARKETLENS_RETRY_ATTEMPTS: '2',
+      MARKETLENS_RESALE_B_TIMEOUT_MS: '300',
+      MARKETLENS_DEADLINE_MS: '3000',
+      ...env,
+    });
 
   it('every default lookup answers from healthy fakes: tier direct, the upstream requests the fakes saw, valid records', async () => {
     const rows = await runDoctor(config());
@@ -67,9 +77,14 @@ describe('marketlens doctor', () => {
       }
     }
     // Marketplaces with several operations: together they account for every request their fake saw.
-    const sum = (...ops: string[]) => rows.filter((r) => ops.includes(r.operation)).reduce((n, r) => n + r.upstream_requests, 0);
-    expect(sum('resale-b.prices', 'resale-b.product')).toBe(m.fakes['resale-b'].requests.filter((q) => q.path !== '/').length);
-    expect(sum('resale-a.search', 'resale-a.product', 'resale-a.trends')).toBe(m.fakes['resale-a'].requests.filter((q) => q.path !== '/').length);
+    const sum = (...ops: string[]) =>
+      rows.filter((r) => ops.includes(r.operation)).reduce((n, r) => n + r.upstream_requests, 0);
+    expect(sum('resale-b.prices', 'resale-b.product')).toBe(
+      m.fakes['resale-b'].requests.filter((q) => q.path !== '/').length,
+    );
+    expect(sum('resale-a.search', 'resale-a.product', 'resale-a.trends')).toBe(
+      m.fakes['resale-a'].requests.filter((q) => q.path !== '/').length,
+    );
     expect(rows.find((r) => r.operation === 'resale-b.prices')!.bytes).toBe(Buffer.byteLength(BUY_BAR_BODY));
     // The sportswear fixture page carries no integer gender: reported as a null field, not hidden.
     expect(rows.find((r) => r.operation === 'sportswear.product')!.null_fields).toContain('gender');
@@ -79,7 +94,14 @@ describe('marketlens doctor', () => {
   it('a blocked marketplace: upstream_blocked, no tier answered, every attempt counted', async () => {
     mode = 'block';
     const [row] = await runDoctor(config(), { operations: ['resale-b.prices'] });
-    expect(row).toMatchObject({ operation: 'resale-b.prices', ok: false, code: 'upstream_blocked', tier: null, upstream_requests: 2, record_valid: null });
+    expect(row).toMatchObject({
+      operation: 'resale-b.prices',
+      ok: false,
+      code: 'upstream_blocked',
+      tier: null,
+      upstream_requests: 2,
+      record_valid: null,
+    });
     expect(buyBarRequests()).toBe(2);
     expect(row!.bytes).toBe(0); // bytes count answers the fetch layer passed on, not challenge pages
     const table = formatDoctorTable([row!]);
@@ -97,13 +119,19 @@ describe('marketlens doctor', () => {
   it('a partial answer: ok, with the part whose source was blocked named', async () => {
     // Own fakes: StockX's GraphQL endpoint (market data) blocks; the product page still answers.
     const own = await startFixtureMarketplaces();
-    own.fakes['resale-a'].on('POST /api/p/e', (_req, res) => void res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(PERIMETERX_BLOCK)));
+    own.fakes['resale-a'].on(
+      'POST /api/p/e',
+      (_req, res) =>
+        void res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(PERIMETERX_BLOCK)),
+    );
     try {
       const [row] = await runDoctor(config(own.env), { operations: ['resale-a.product'] });
       expect(row).toMatchObject({ ok: true, code: null, tier: 'direct', record_valid: true });
       expect(row!.missing_parts!.length).toBeGreaterThan(0);
       expect(row!.null_fields).toEqual(expect.arrayContaining(row!.missing_parts!));
-      expect(formatDoctorTable([row!])).toMatch(/resale-a\.product\s+ok, partial[\s\S]*↳ missing \(their source failed\): /);
+      expect(formatDoctorTable([row!])).toMatch(
+        /resale-a\.product\s+ok, partial[\s\S]*↳ missing \(their source failed\): /,
+      );
     } finally {
       await own.stop();
     }
@@ -117,27 +145,62 @@ describe('marketlens doctor', () => {
   });
 
   it('--tier proxy sends every lookup through the proxy; without proxies each row says the tier is unavailable', async () => {
-    const viaProxy = await runDoctor(config({ MARKETLENS_PROXY_URLS: proxy.origin }), { tier: 'proxy', operations: ['resale-b.prices', 'sportswear.product'] });
-    expect(viaProxy.map((r) => [r.ok, r.tier])).toEqual([[true, 'proxy'], [true, 'proxy']]);
-    expect(m.fakes['resale-b'].requests.filter((r) => r.path === BUY_BAR).every((r) => r.headers['x-via-proxy'] === proxy.origin)).toBe(true);
+    const viaProxy = await runDoctor(config({ MARKETLENS_PROXY_URLS: proxy.origin }), {
+      tier: 'proxy',
+      operations: ['resale-b.prices', 'sportswear.product'],
+    });
+    expect(viaProxy.map((r) => [r.ok, r.tier])).toEqual([
+      [true, 'proxy'],
+      [true, 'proxy'],
+    ]);
+    expect(
+      m.fakes['resale-b'].requests
+        .filter((r) => r.path === BUY_BAR)
+        .every((r) => r.headers['x-via-proxy'] === proxy.origin),
+    ).toBe(true);
     const none = await runDoctor(config(), { tier: 'proxy', operations: ['resale-b.prices'] });
     expect(none).toMatchObject([{ ok: false, code: 'tier_unavailable', upstream_requests: 0 }]);
     expect(buyBarRequests()).toBe(1); // only the proxied run reached the fake
   });
 
-  it.runIf(chromiumAvailable)('--tier browser answers through Chromium, and says so', async () => {
-    const [row] = await runDoctor(config({ MARKETLENS_BROWSER_PATH: chromiumPath, MARKETLENS_DEADLINE_MS: '20000', MARKETLENS_RESALE_B_TIMEOUT_MS: '15000' }), {
-      tier: 'browser',
-      operations: ['sportswear.product'],
-    });
-    expect(row).toMatchObject({ operation: 'sportswear.product', ok: true, tier: 'browser', upstream_requests: 1, record_valid: true });
-    expect(row!.bytes).toBeGreaterThan(10_000);
-    const none = await runDoctor(config({ MARKETLENS_BROWSER_PATH: 'none' }), { tier: 'browser', operations: ['sportswear.product'] });
-    expect(none).toMatchObject([{ ok: false, code: 'tier_unavailable', message: expect.stringContaining('MARKETLENS_BROWSER_PATH') }]);
-  }, 60_000);
+  it.runIf(chromiumAvailable)(
+    '--tier browser answers through Chromium, and says so',
+    async () => {
+      const [row] = await runDoctor(
+        config({
+          MARKETLENS_BROWSER_PATH: chromiumPath,
+          MARKETLENS_DEADLINE_MS: '20000',
+          MARKETLENS_RESALE_B_TIMEOUT_MS: '15000',
+        }),
+        {
+          tier: 'browser',
+          operations: ['sportswear.product'],
+        },
+      );
+      expect(row).toMatchObject({
+        operation: 'sportswear.product',
+        ok: true,
+        tier: 'browser',
+        upstream_requests: 1,
+        record_valid: true,
+      });
+      expect(row!.bytes).toBeGreaterThan(10_000);
+      const none = await runDoctor(config({ MARKETLENS_BROWSER_PATH: 'none' }), {
+        tier: 'browser',
+        operations: ['sportswear.product'],
+      });
+      expect(none).toMatchObject([
+        { ok: false, code: 'tier_unavailable', message: expect.stringContaining('MARKETLENS_BROWSER_PATH') },
+      ]);
+    },
+    60_000,
+  );
 
   it('configured parameters replace the defaults', async () => {
-    const [row] = await runDoctor(config(), { operations: ['sportswear.product'], params: { 'sportswear.product': { query: 'AR3565-103' } } });
+    const [row] = await runDoctor(config(), {
+      operations: ['sportswear.product'],
+      params: { 'sportswear.product': { query: 'AR3565-103' } },
+    });
     expect(row!.ok).toBe(true);
     expect(m.fakes.sportswear.requests.some((r) => r.path.endsWith('/AR3565-103'))).toBe(true);
     expect(DOCTOR_DEFAULTS['sportswear.product'].query).not.toBe('AR3565-103');
@@ -146,7 +209,13 @@ describe('marketlens doctor', () => {
   it('the binary: a table, exit 0 when all answer; --json and exit 1 when one fails; exit 2 on a bad --tier', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const env = cleanEnv({ ...m.env, MARKETLENS_API_KEYS: TEST_KEY, MARKETLENS_LOG_LEVEL: 'silent', MARKETLENS_BROWSER_PATH: 'none', MARKETLENS_RETRY_ATTEMPTS: '1' });
+        const env = cleanEnv({
+          ...m.env,
+          MARKETLENS_API_KEYS: TEST_KEY,
+          MARKETLENS_LOG_LEVEL: 'silent',
+          MARKETLENS_BROWSER_PATH: 'none',
+          MARKETLENS_RETRY_ATTEMPTS: '1',
+        });
         const child = spawn(TSX, [CLI, 'doctor', ...args], { env });
         let out = '';
         let err = '';
@@ -161,7 +230,9 @@ describe('marketlens doctor', () => {
     mode = 'block';
     const failed = await run(['resale-b.prices', '--json']);
     expect(failed.code).toBe(1);
-    expect(JSON.parse(failed.out)).toMatchObject([{ operation: 'resale-b.prices', ok: false, code: 'upstream_blocked', tier: null, upstream_requests: 1 }]);
+    expect(JSON.parse(failed.out)).toMatchObject([
+      { operation: 'resale-b.prices', ok: false, code: 'upstream_blocked', tier: null, upstream_requests: 1 },
+    ]);
     const bad = await run(['--tier', 'carrier-pigeon']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--tier must be one of direct, proxy, unblocker, browser/);

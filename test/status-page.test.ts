@@ -25,11 +25,24 @@ describe.runIf(chromiumAvailable)('GET /status in Chromium', () => {
   beforeAll(async () => {
     await Promise.all([goat.start(), stockx.start()]);
     goat.on(BUY_BAR, (req, res) => {
-      if (blocked) return void res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' }).end(CLOUDFLARE_CHALLENGE);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBarFor(req.query.get('productTemplateId') ?? '1')));
+      if (blocked)
+        return void res
+          .writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' })
+          .end(CLOUDFLARE_CHALLENGE);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(buyBarFor(req.query.get('productTemplateId') ?? '1')));
     });
-    stockx.otherwise((_req, res) => void res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(PERIMETERX_BLOCK)));
-    app = await testApp({ MARKETLENS_RESALE_B_ORIGIN: goat.origin, MARKETLENS_RESALE_A_ORIGIN: stockx.origin, MARKETLENS_RETRY_ATTEMPTS: '1', MARKETLENS_BREAKER_THRESHOLD: '2' });
+    stockx.otherwise(
+      (_req, res) =>
+        void res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(PERIMETERX_BLOCK)),
+    );
+    app = await testApp({
+      MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+      MARKETLENS_RESALE_A_ORIGIN: stockx.origin,
+      MARKETLENS_RETRY_ATTEMPTS: '1',
+      MARKETLENS_BREAKER_THRESHOLD: '2',
+    });
     const get = (url: string) => app.inject({ method: 'GET', url, headers: auth });
     for (const id of [1, 2, 3]) await get(`/api/v1/scraper/resale-b/prices?query=${id}`);
     await get('/api/v1/scraper/resale-b/prices?query=1'); // a cache hit
@@ -46,7 +59,11 @@ describe.runIf(chromiumAvailable)('GET /status in Chromium', () => {
 
   it('reads at a glance: every marketplace, its state and figures; a self-contained page', async () => {
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1500, height: 800 }, extraHTTPHeaders: auth });
       const requested: string[] = [];
@@ -56,7 +73,11 @@ describe.runIf(chromiumAvailable)('GET /status in Chromium', () => {
       // Nothing but the page itself was loaded: no script, stylesheet, font or image from anywhere.
       expect(requested).toEqual([`${base}/status`]);
       const rows = await page.$$eval('tr[data-marketplace]', (trs) =>
-        trs.map((tr) => ({ mp: tr.getAttribute('data-marketplace'), state: tr.className, text: (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ') })),
+        trs.map((tr) => ({
+          mp: tr.getAttribute('data-marketplace'),
+          state: tr.className,
+          text: (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' '),
+        })),
       );
       expect(rows.map((r) => r.mp)).toEqual(['watchmarket', 'resale-a', 'resale-b', 'sportswear', 'electronics']);
       const goatRow = rows.find((r) => r.mp === 'resale-b')!;
@@ -67,20 +88,32 @@ describe.runIf(chromiumAvailable)('GET /status in Chromium', () => {
       expect(goatRow.text).toContain('80 % (80 %)');
       expect(goatRow.text).toContain('20 %');
       expect(goatRow.text).toMatch(/direct 3/);
-      const problems = await page.$$eval('tr[data-problem]', (trs) => trs.map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ')));
+      const problems = await page.$$eval('tr[data-problem]', (trs) =>
+        trs.map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ')),
+      );
       // The last block of each marketplace: when, which operation, and what upstream answered.
       expect(problems).toHaveLength(2);
-      expect(problems.find((p) => p.startsWith('GOAT'))).toMatch(/^GOAT blocked \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC resale-b\.prices resale-b answered with a Cloudflare challenge/);
+      expect(problems.find((p) => p.startsWith('GOAT'))).toMatch(
+        /^GOAT blocked \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC resale-b\.prices resale-b answered with a Cloudflare challenge/,
+      );
       expect(problems.find((p) => p.startsWith('StockX'))).toMatch(/resale-a\.search .*PerimeterX/);
       const stockxRow = rows.find((r) => r.mp === 'resale-a')!;
       expect(stockxRow.state).toBe('down');
       expect(stockxRow.text).toContain('failing');
       expect(stockxRow.text).toMatch(/open until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
       expect(rows.find((r) => r.mp === 'watchmarket')!.text).toContain('no lookups');
-      const colour = await page.$eval('tr[data-marketplace="resale-a"] .dot', (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+      const colour = await page.$eval(
+        'tr[data-marketplace="resale-a"] .dot',
+        (el) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el)
+            .backgroundColor,
+      );
       expect(colour).toBe('rgb(217, 45, 32)');
       const ops = await page.$$eval('tr[data-operation]', (trs) =>
-        trs.map((tr) => ({ op: tr.getAttribute('data-operation'), text: (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ') })),
+        trs.map((tr) => ({
+          op: tr.getAttribute('data-operation'),
+          text: (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' '),
+        })),
       );
       expect(ops.map((o) => o.op).sort()).toEqual([...OPERATION_NAMES].sort());
       // Per operation too: its lookups' upstream time, the tier that answered them, requests and bytes per live lookup.

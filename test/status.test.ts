@@ -23,12 +23,24 @@ describe('GET /api/v1/status', () => {
   beforeAll(async () => {
     await Promise.all([goat.start(), nike.start()]);
     goat.on(BUY_BAR, (req, res) => {
-      if (mode === 'ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBarFor(req.query.get('productTemplateId') ?? '1')));
-      if (mode === 'block') return void res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' }).end(CLOUDFLARE_CHALLENGE);
-      if (mode === 'changed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"variants":[]}}');
+      if (mode === 'ok')
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(buyBarFor(req.query.get('productTemplateId') ?? '1')));
+      if (mode === 'block')
+        return void res
+          .writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' })
+          .end(CLOUDFLARE_CHALLENGE);
+      if (mode === 'changed')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"variants":[]}}');
     });
     nike.serve('/', '<html><body>home</body></html>');
-    nike.otherwise((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h1>A redesigned page</h1></body></html>'));
+    nike.otherwise(
+      (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<html><body><h1>A redesigned page</h1></body></html>'),
+    );
   });
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((a) => a.close()));
@@ -65,7 +77,8 @@ describe('GET /api/v1/status', () => {
     expect((await lookup(a, '/api/v1/scraper/resale-b/prices?query=102')).statusCode).toBe(200);
     expect((await lookup(a, '/api/v1/scraper/resale-b/prices?query=101')).headers['x-cache']).toBe('hit');
     const okRequests = goat.count(BUY_BAR);
-    const okBytes = Buffer.byteLength(JSON.stringify(buyBarFor('101'))) + Buffer.byteLength(JSON.stringify(buyBarFor('102')));
+    const okBytes =
+      Buffer.byteLength(JSON.stringify(buyBarFor('101'))) + Buffer.byteLength(JSON.stringify(buyBarFor('102')));
     mode = 'changed';
     expect((await lookup(a, '/api/v1/scraper/resale-b/prices?query=103')).statusCode).toBe(502);
     mode = 'hang';
@@ -94,13 +107,20 @@ describe('GET /api/v1/status', () => {
     // Per operation, from the lookups themselves: the same requests and bytes (the only GOAT operation used), the
     // tier of each lookup's answer (2 ok and the changed format got one; blocks and the hang none).
     const opUp = goatStatus.operations['resale-b.prices']['5m'].upstream;
-    expect(opUp).toMatchObject({ requests: goat.count(BUY_BAR), bytes: okBytes + Buffer.byteLength('{"data":{"variants":[]}}') });
+    expect(opUp).toMatchObject({
+      requests: goat.count(BUY_BAR),
+      bytes: okBytes + Buffer.byteLength('{"data":{"variants":[]}}'),
+    });
     expect(opUp.tiers).toEqual({ direct: 3, proxy: 0, unblocker: 0, browser: 0 });
     expect(opUp.requests_per_live_lookup).toBe(Math.round((opUp.requests / 7) * 1000) / 1000);
     // A lookup's upstream time: the hang's two attempts waited out 300 ms each; the circuit_open refusal is no sample.
     expect(opUp.p95_ms).toBeGreaterThanOrEqual(600);
     expect(opUp.p50_ms).toBeLessThan(opUp.p95_ms);
-    expect(goatStatus.operations['resale-b.product']['5m'].upstream).toMatchObject({ requests: 0, p50_ms: null, requests_per_live_lookup: null });
+    expect(goatStatus.operations['resale-b.product']['5m'].upstream).toMatchObject({
+      requests: 0,
+      p50_ms: null,
+      requests_per_live_lookup: null,
+    });
     expect(goatStatus.operations['resale-b.product']['5m']).toMatchObject({ lookups: 0, success_rate: null });
     expect(goatStatus.windows['1h'].lookups).toBe(8);
     const up = goatStatus.windows['5m'].upstream;
@@ -115,8 +135,14 @@ describe('GET /api/v1/status', () => {
     const reopens = Date.parse(goatStatus.breaker.reopens_at);
     expect(reopens).toBeGreaterThanOrEqual(before + 60_000);
     expect(reopens).toBeLessThanOrEqual(Date.now() + 60_000);
-    expect(goatStatus.last_blocked).toMatchObject({ operation: 'resale-b.prices', reason: expect.stringMatching(/resale-b answered with a .*challenge/i) });
-    expect(goatStatus.last_changed).toMatchObject({ operation: 'resale-b.prices', reason: expect.stringContaining('resale-b') });
+    expect(goatStatus.last_blocked).toMatchObject({
+      operation: 'resale-b.prices',
+      reason: expect.stringMatching(/resale-b answered with a .*challenge/i),
+    });
+    expect(goatStatus.last_changed).toMatchObject({
+      operation: 'resale-b.prices',
+      reason: expect.stringContaining('resale-b'),
+    });
     const nikeStatus = s.total.marketplaces.sportswear;
     expect(nikeStatus.operations['sportswear.product']['5m'].outcomes).toEqual({ ok: 0, upstream_changed: 1 });
     expect(nikeStatus.last_changed.operation).toBe('sportswear.product');
@@ -124,10 +150,18 @@ describe('GET /api/v1/status', () => {
     expect(nikeStatus.breaker).toEqual({ state: 'closed', reopens_at: null });
     expect(nikeStatus.windows['5m'].upstream.tiers.direct).toBe(1);
     const nikeOp = nikeStatus.operations['sportswear.product']['5m'].upstream;
-    expect(nikeOp).toMatchObject({ requests: nikeStatus.windows['5m'].upstream.requests, bytes: nikeStatus.windows['5m'].upstream.bytes, tiers: { direct: 1 } });
+    expect(nikeOp).toMatchObject({
+      requests: nikeStatus.windows['5m'].upstream.requests,
+      bytes: nikeStatus.windows['5m'].upstream.bytes,
+      tiers: { direct: 1 },
+    });
     expect(nikeOp.p50_ms).not.toBeNull();
     // Marketplaces nobody asked about: no figures invented.
-    expect(s.total.marketplaces.electronics.windows['5m']).toMatchObject({ lookups: 0, success_rate: null, cache_share: null });
+    expect(s.total.marketplaces.electronics.windows['5m']).toMatchObject({
+      lookups: 0,
+      success_rate: null,
+      cache_share: null,
+    });
   });
 
   it('needs a key, unless MARKETLENS_METRICS_PUBLIC=true; documented under its own tag', async () => {
@@ -145,38 +179,47 @@ describe('GET /api/v1/status', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
   });
 
-  it.runIf(redisAvailable)('with Redis: every instance\'s figures and their sum', async () => {
-    const prefix = uniquePrefix();
-    try {
-      const env = { MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix };
-      const a = await app(env);
-      const b = await app(env);
-      await lookup(a, '/api/v1/scraper/resale-b/prices?query=201');
-      await lookup(b, '/api/v1/scraper/resale-b/prices?query=202');
-      await lookup(b, '/api/v1/scraper/resale-b/prices?query=203');
-      mode = 'block';
-      await lookup(b, '/api/v1/scraper/resale-b/prices?query=204');
-      // Instances publish every 5 s; wait for b's next publication.
-      await new Promise((r) => setTimeout(r, 5_500));
-      const s = await status(a);
-      expect(s.shared).toBe(true);
-      expect(s.instances).toHaveLength(2);
-      const counts = s.instances.map((i: any) => i.marketplaces['resale-b'].operations['resale-b.prices']['5m'].lookups).sort();
-      expect(counts).toEqual([1, 3]);
-      expect(s.instances[0].instance).not.toBe(s.instances[1].instance);
-      const total = s.total.marketplaces['resale-b'];
-      expect(total.operations['resale-b.prices']['5m']).toMatchObject({ lookups: 4, outcomes: { ok: 3, upstream_blocked: 1 } });
-      expect(total.windows['5m'].upstream.requests).toBe(goat.count(BUY_BAR));
-      expect(total.operations['resale-b.prices']['5m'].upstream.requests).toBe(goat.count(BUY_BAR));
-      expect(total.last_blocked.operation).toBe('resale-b.prices');
-      // A closed instance leaves the shared figures at once.
-      await b.close();
-      apps.splice(apps.indexOf(b), 1);
-      const after = await status(a);
-      expect(after.instances).toHaveLength(1);
-      expect(after.total.marketplaces['resale-b'].operations['resale-b.prices']['5m'].lookups).toBe(1);
-    } finally {
-      await deletePrefix(prefix);
-    }
-  }, 20_000);
+  it.runIf(redisAvailable)(
+    "with Redis: every instance's figures and their sum",
+    async () => {
+      const prefix = uniquePrefix();
+      try {
+        const env = { MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix };
+        const a = await app(env);
+        const b = await app(env);
+        await lookup(a, '/api/v1/scraper/resale-b/prices?query=201');
+        await lookup(b, '/api/v1/scraper/resale-b/prices?query=202');
+        await lookup(b, '/api/v1/scraper/resale-b/prices?query=203');
+        mode = 'block';
+        await lookup(b, '/api/v1/scraper/resale-b/prices?query=204');
+        // Instances publish every 5 s; wait for b's next publication.
+        await new Promise((r) => setTimeout(r, 5_500));
+        const s = await status(a);
+        expect(s.shared).toBe(true);
+        expect(s.instances).toHaveLength(2);
+        const counts = s.instances
+          .map((i: any) => i.marketplaces['resale-b'].operations['resale-b.prices']['5m'].lookups)
+          .sort();
+        expect(counts).toEqual([1, 3]);
+        expect(s.instances[0].instance).not.toBe(s.instances[1].instance);
+        const total = s.total.marketplaces['resale-b'];
+        expect(total.operations['resale-b.prices']['5m']).toMatchObject({
+          lookups: 4,
+          outcomes: { ok: 3, upstream_blocked: 1 },
+        });
+        expect(total.windows['5m'].upstream.requests).toBe(goat.count(BUY_BAR));
+        expect(total.operations['resale-b.prices']['5m'].upstream.requests).toBe(goat.count(BUY_BAR));
+        expect(total.last_blocked.operation).toBe('resale-b.prices');
+        // A closed instance leaves the shared figures at once.
+        await b.close();
+        apps.splice(apps.indexOf(b), 1);
+        const after = await status(a);
+        expect(after.instances).toHaveLength(1);
+        expect(after.total.marketplaces['resale-b'].operations['resale-b.prices']['5m'].lookups).toBe(1);
+      } finally {
+        await deletePrefix(prefix);
+      }
+    },
+    20_000,
+  );
 });

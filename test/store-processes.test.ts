@@ -12,12 +12,14 @@ import { openStore } from '../src/store/index.js';
 import { runCli as runCliAs, startServe, type Ran, type Served } from './support/binary.js';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 
-const runCli = (args: string[], env: Record<string, string>) => runCliAs(args, { MARKETLENS_LOG_LEVEL: 'warn', ...env });
+const runCli = (args: string[], env: Record<string, string>) =>
+  runCliAs(args, { MARKETLENS_LOG_LEVEL: 'warn', ...env });
 
 const servers: Served[] = [];
 const databases: TestDatabase[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  for (const s of servers.splice(0))
+    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
   for (const d of databases.splice(0)) await d.drop().catch(() => undefined);
 });
 
@@ -28,7 +30,13 @@ async function database(engine: (typeof ENGINES)[number]): Promise<TestDatabase>
 }
 
 async function serve(env: Record<string, string>): Promise<{ served: Served; base: string }> {
-  const served = await startServe({ MARKETLENS_HOST: '127.0.0.1', MARKETLENS_PORT: '0', MARKETLENS_LOG_LEVEL: 'info', MARKETLENS_SHUTDOWN_DELAY_MS: '0', ...env });
+  const served = await startServe({
+    MARKETLENS_HOST: '127.0.0.1',
+    MARKETLENS_PORT: '0',
+    MARKETLENS_LOG_LEVEL: 'info',
+    MARKETLENS_SHUTDOWN_DELAY_MS: '0',
+    ...env,
+  });
   servers.push(served);
   const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(served.out())![1]!;
   return { served, base: `http://127.0.0.1:${port}` };
@@ -59,7 +67,9 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
   test('20 parallel creates, then 10 revokes in parallel with 10 creates while a server runs: every printed key works, every revoked key is refused within 1 s', async () => {
     const db = await database(engine);
     // 20 processes on a fresh database: each also migrates it at start.
-    const first = (await Promise.all(Array.from({ length: 20 }, (_, i) => runCli(['keys', 'create', '--name', `p${i}`], db.env)))).map(createdKey);
+    const first = (
+      await Promise.all(Array.from({ length: 20 }, (_, i) => runCli(['keys', 'create', '--name', `p${i}`], db.env)))
+    ).map(createdKey);
     const { base } = await serve(db.env);
     const toRevoke = first.slice(0, 10);
     const [revoked, second] = await Promise.all([
@@ -72,10 +82,16 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const lastRevoke = Math.max(...revoked.map((r) => r.endedAt));
     for (const k of toRevoke) expect(await timeUntil(base, k.key, 403, lastRevoke)).toBeLessThanOrEqual(1000);
     const lastCreate = Math.max(...second.map((r) => r.endedAt));
-    for (const k of [...first.slice(10), ...created]) expect(await timeUntil(base, k.key, 200, lastCreate)).toBeLessThanOrEqual(1000);
+    for (const k of [...first.slice(10), ...created])
+      expect(await timeUntil(base, k.key, 200, lastCreate)).toBeLessThanOrEqual(1000);
     const listed = JSON.parse((await runCli(['keys', 'list'], db.env)).stdout) as { id: string; status: string }[];
     expect(listed).toHaveLength(30);
-    expect(listed.filter((k) => k.status === 'revoked').map((k) => k.id).sort()).toEqual(toRevoke.map((k) => k.id).sort());
+    expect(
+      listed
+        .filter((k) => k.status === 'revoked')
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual(toRevoke.map((k) => k.id).sort());
   }, 400_000);
 
   test('two servers on one database share keys and revocations', async () => {
@@ -83,7 +99,8 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const seed = createdKey(await runCli(['keys', 'create', '--name', 'seed'], db.env));
     // Each instance has its own data directory, as on separate hosts; only the database is shared. (SQLite can only
     // be shared by instances on one host: there both use the same file.)
-    const other = engine === 'postgres' ? { ...db.env, MARKETLENS_DATA_DIR: (await database('sqlite')).dataDir } : db.env;
+    const other =
+      engine === 'postgres' ? { ...db.env, MARKETLENS_DATA_DIR: (await database('sqlite')).dataDir } : db.env;
     const [a, b] = await Promise.all([serve(db.env), serve(other)]);
     for (const s of [a, b]) expect(await statusFor(s.base, seed.key)).toBe(200);
     const made = await runCli(['keys', 'create', '--name', 'later'], other);
@@ -96,7 +113,9 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
 
   test('kill -9 during load loses at most 1 s of usage; a daily quota survives it', async () => {
     const db = await database(engine);
-    const k = createdKey(await runCli(['keys', 'create', '--name', 'load', '--daily', '100000', '--rate', '0'], db.env));
+    const k = createdKey(
+      await runCli(['keys', 'create', '--name', 'load', '--daily', '100000', '--rate', '0'], db.env),
+    );
     const { served, base } = await serve(db.env);
     // A 400 (missing parameter) is counted like any authenticated request and needs no upstream.
     const url = `${base}/api/v1/scraper/resale-b/prices`;
@@ -124,7 +143,10 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     // The issue's case: --daily 5, 5 requests, kill -9 within 0.5 s, restart: the 6th request is refused.
     const q = createdKey(await runCli(['keys', 'create', '--name', 'quota', '--daily', '5', '--rate', '0'], db.env));
     const again = await serve(db.env);
-    for (let i = 0; i < 5; i++) expect((await fetch(`${again.base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': q.key } })).status).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await fetch(`${again.base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': q.key } })).status,
+      ).toBe(400);
     await new Promise((r) => setTimeout(r, 450));
     again.served.child.kill('SIGKILL');
     await again.served.exited;
@@ -138,7 +160,8 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const db = await database(engine);
     const k = createdKey(await runCli(['keys', 'create', '--name', 'term', '--rate', '0'], db.env));
     const { served, base } = await serve(db.env);
-    for (let i = 0; i < 7; i++) await fetch(`${base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': k.key } });
+    for (let i = 0; i < 7; i++)
+      await fetch(`${base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': k.key } });
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
     const listed = JSON.parse((await runCli(['keys', 'list'], db.env)).stdout) as { id: string; used_today: number }[];
@@ -151,9 +174,27 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const now = new Date().toISOString();
     writeFileSync(
       join(db.dataDir, 'keys.json'),
-      JSON.stringify({ keys: [{ id: 'legacy-1', name: 'old', hash: hashKey(key).toString('hex'), prefix: key.slice(0, 8), created_at: now, source: 'file', daily_quota: 3 }] }),
+      JSON.stringify({
+        keys: [
+          {
+            id: 'legacy-1',
+            name: 'old',
+            hash: hashKey(key).toString('hex'),
+            prefix: key.slice(0, 8),
+            created_at: now,
+            source: 'file',
+            daily_quota: 3,
+          },
+        ],
+      }),
     );
-    writeFileSync(join(db.dataDir, 'usage.json'), JSON.stringify({ updated_at: now, keys: { 'legacy-1': { day: now.slice(0, 10), daily: 2, month: now.slice(0, 7), monthly: 2 } } }));
+    writeFileSync(
+      join(db.dataDir, 'usage.json'),
+      JSON.stringify({
+        updated_at: now,
+        keys: { 'legacy-1': { day: now.slice(0, 10), daily: 2, month: now.slice(0, 7), monthly: 2 } },
+      }),
+    );
     const { served, base } = await serve(db.env);
     expect(served.out()).toContain(join(db.dataDir, 'keys.json'));
     expect(served.out()).toContain(join(db.dataDir, 'usage.json'));
@@ -169,7 +210,14 @@ describe('CLI input and start-up errors', () => {
   const test = it;
   test('keys create with a bad --daily, --monthly or --rate exits non-zero, says why, and stores nothing', async () => {
     const db = await database('sqlite');
-    for (const args of [['--daily', 'abc'], ['--daily', '-5'], ['--monthly', '1.5'], ['--rate', 'lots'], ['--daily'], ['--dayly', '5']]) {
+    for (const args of [
+      ['--daily', 'abc'],
+      ['--daily', '-5'],
+      ['--monthly', '1.5'],
+      ['--rate', 'lots'],
+      ['--daily'],
+      ['--dayly', '5'],
+    ]) {
       const r = await runCli(['keys', 'create', ...args], db.env);
       expect(r.code, args.join(' ')).not.toBe(0);
       expect(r.stderr).toMatch(new RegExp(args[0]!.replace(/^--/, '')));
@@ -206,7 +254,9 @@ describe('CLI input and start-up errors', () => {
     const backup = await runCli(['db', 'backup', join(copy, 'marketlens.db')], db.env);
     expect(backup.code, backup.stderr).toBe(0);
     // Restoring = pointing MARKETLENS_DATA_DIR at the copy.
-    const listed = JSON.parse((await runCli(['keys', 'list'], { MARKETLENS_DATA_DIR: copy })).stdout) as { id: string }[];
+    const listed = JSON.parse((await runCli(['keys', 'list'], { MARKETLENS_DATA_DIR: copy })).stdout) as {
+      id: string;
+    }[];
     expect(listed.map((r) => r.id)).toEqual([k.id]);
     if (engineAvailable('postgres')) {
       const pgDb = await database('postgres');

@@ -15,10 +15,17 @@ describe.each(ENGINES)('store on %s', (engine) => {
       const status = await migrationStatus(store.db);
       expect(status.map((m) => m.name)).toEqual(Object.keys(MIGRATIONS));
       expect(status.every((m) => m.executedAt instanceof Date)).toBe(true);
-      const row = await store.db.selectFrom('store_versions').select('version').where('name', '=', 'keys').executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('store_versions')
+        .select('version')
+        .where('name', '=', 'keys')
+        .executeTakeFirstOrThrow();
       expect(row.version).toBe(0);
       const big = Date.now();
-      await store.db.insertInto('usage_counts').values({ key_id: 'k', period: '2026-11', count: 3, updated_at: big }).execute();
+      await store.db
+        .insertInto('usage_counts')
+        .values({ key_id: 'k', period: '2026-11', count: 3, updated_at: big })
+        .execute();
       const u = await store.db.selectFrom('usage_counts').selectAll().executeTakeFirstOrThrow();
       expect(u).toEqual({ key_id: 'k', period: '2026-11', count: 3, updated_at: big });
     } finally {
@@ -35,7 +42,11 @@ describe.each(ENGINES)('store on %s', (engine) => {
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
-      const row = await store.db.selectFrom('store_versions').select('version').where('name', '=', 'keys').executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('store_versions')
+        .select('version')
+        .where('name', '=', 'keys')
+        .executeTakeFirstOrThrow();
       expect(row.version).toBe(0);
     } finally {
       await store.close();
@@ -50,14 +61,19 @@ describe('opening a bad database', () => {
   it('a corrupt SQLite file is a StoreError naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'marketlens-bad-'));
     dirs.push(dir);
-    writeFileSync(join(dir, 'marketlens.db'), 'this is not a database, just text that is long enough to look like a header '.repeat(20));
+    writeFileSync(
+      join(dir, 'marketlens.db'),
+      'this is not a database, just text that is long enough to look like a header '.repeat(20),
+    );
     const err = await openStore({ dataDir: dir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreError);
     expect((err as Error).message).toContain(join(dir, 'marketlens.db'));
   });
 
   it('an unreachable PostgreSQL is a StoreError naming the server without its password', async () => {
-    const err = await openStore({ dataDir: '/nonexistent', databaseUrl: 'postgres://u:secret@127.0.0.1:1/x' }).catch((e: unknown) => e);
+    const err = await openStore({ dataDir: '/nonexistent', databaseUrl: 'postgres://u:secret@127.0.0.1:1/x' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(StoreError);
     expect((err as Error).message).toContain('127.0.0.1:1');
     expect((err as Error).message).not.toContain('secret');

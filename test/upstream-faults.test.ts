@@ -8,7 +8,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { closedPort } from './support/ports.js';
-import { AKAMAI_DENIAL, CLOUDFLARE_CHALLENGE, PERIMETERX_BLOCK, buyBar, pricesUrl } from './support/upstream-fixtures.js';
+import {
+  AKAMAI_DENIAL,
+  CLOUDFLARE_CHALLENGE,
+  PERIMETERX_BLOCK,
+  buyBar,
+  pricesUrl,
+} from './support/upstream-fixtures.js';
 
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
 const DEADLINE_MS = 1500;
@@ -145,7 +151,8 @@ describe('upstream faults → contract codes within the deadline', () => {
     goat.on(BUY_BAR, (_req, res) => {
       at.push(Date.now());
       n += 1;
-      if (n === 1) res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":"slow down"}');
+      if (n === 1)
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":"slow down"}');
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBar));
     });
     const r = await lookup({ MARKETLENS_RESALE_B_TIMEOUT_MS: '2000' }).then((x) => x);
@@ -236,14 +243,20 @@ describe('upstream faults → contract codes within the deadline', () => {
   });
 
   it('redirect to an IP literal (cloud metadata) → refused', async () => {
-    goat.on(BUY_BAR, (_req, res) => void res.writeHead(301, { location: 'https://169.254.169.254/latest/meta-data/' }).end());
+    goat.on(
+      BUY_BAR,
+      (_req, res) => void res.writeHead(301, { location: 'https://169.254.169.254/latest/meta-data/' }).end(),
+    );
     const r = await lookup();
     expectCode(r, 502, 'upstream_error');
     expect(String(r.body.detail)).toMatch(/IP addresses/);
   });
 
   it('a same-site redirect is followed (checked on the real host, sent to the override)', async () => {
-    goat.on(BUY_BAR, (_req, res) => void res.writeHead(302, { location: `https://www.goat.com/moved?productTemplateId=1` }).end());
+    goat.on(
+      BUY_BAR,
+      (_req, res) => void res.writeHead(302, { location: `https://www.goat.com/moved?productTemplateId=1` }).end(),
+    );
     goat.serve('/moved', buyBar);
     const r = await lookup();
     expect(r.res.statusCode).toBe(200);

@@ -47,7 +47,9 @@ describe('HAR record → replay', () => {
     expect(har.log.entries).toHaveLength(1);
     const entry = har.log.entries[0]!;
     // The real marketplace URL, never the test origin.
-    expect(entry.request.url).toBe('https://www.goat.com/web-api/v1/product_variants/buy_bar_data?productTemplateId=777001&countryCode=GB');
+    expect(entry.request.url).toBe(
+      'https://www.goat.com/web-api/v1/product_variants/buy_bar_data?productTemplateId=777001&countryCode=GB',
+    );
     expect(entry.response.status).toBe(200);
     expect(JSON.parse(entry.response.content.text!)).toEqual(buyBar);
 
@@ -56,16 +58,27 @@ describe('HAR record → replay', () => {
     expect(replayed.statusCode).toBe(200);
     expect(replayed.body).toBe(recorded.body);
 
-    const missing = await offline.inject({ method: 'GET', url: '/api/v1/scraper/resale-b/prices?query=5', headers: auth });
+    const missing = await offline.inject({
+      method: 'GET',
+      url: '/api/v1/scraper/resale-b/prices?query=5',
+      headers: auth,
+    });
     expect(missing.statusCode).toBe(502);
-    expect(JSON.parse(missing.body).detail).toContain('GET https://www.goat.com/web-api/v1/product_variants/buy_bar_data?productTemplateId=5&countryCode=US');
+    expect(JSON.parse(missing.body).detail).toContain(
+      'GET https://www.goat.com/web-api/v1/product_variants/buy_bar_data?productTemplateId=5&countryCode=US',
+    );
     await offline.close();
   });
 
   it('`marketlens record … --out FILE.har` then `--replay FILE.har lookup …` prints the identical record offline', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'marketlens-cli-har-'));
     const har = join(dir, 'prices.har');
-    const env = { ...process.env, MARKETLENS_LOG_LEVEL: 'silent', MARKETLENS_DATA_DIR: dir, MARKETLENS_DEADLINE_MS: '5000' };
+    const env = {
+      ...process.env,
+      MARKETLENS_LOG_LEVEL: 'silent',
+      MARKETLENS_DATA_DIR: dir,
+      MARKETLENS_DEADLINE_MS: '5000',
+    };
     const cli = ['--import', 'tsx', 'src/cli.ts'];
     const rec = await run(process.execPath, [...cli, 'record', 'resale-b.prices', 'query=777002', '--out', har], {
       env: { ...env, MARKETLENS_RESALE_B_ORIGIN: goat.origin },
@@ -82,11 +95,28 @@ describe('HAR record → replay', () => {
 describe('HAR replay matching', () => {
   const ctx = { marketplace: 'resale-a' as const, signal: new AbortController().signal };
 
-  function entry(method: string, url: string, status: number, body: string, extra: Partial<HarEntry['request']> = {}, headers: { name: string; value: string }[] = []): HarEntry {
+  function entry(
+    method: string,
+    url: string,
+    status: number,
+    body: string,
+    extra: Partial<HarEntry['request']> = {},
+    headers: { name: string; value: string }[] = [],
+  ): HarEntry {
     return {
       startedDateTime: new Date(0).toISOString(),
       time: 1,
-      request: { method, url, httpVersion: 'HTTP/2', cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: 0, ...extra },
+      request: {
+        method,
+        url,
+        httpVersion: 'HTTP/2',
+        cookies: [],
+        headers: [],
+        queryString: [],
+        headersSize: -1,
+        bodySize: 0,
+        ...extra,
+      },
       response: {
         status,
         statusText: '',
@@ -115,37 +145,58 @@ describe('HAR replay matching', () => {
   it('tells GraphQL POSTs to one URL apart by operationName', async () => {
     const gql = (op: string, answer: string) =>
       entry('POST', 'https://stockx.com/api/p/e', 200, answer, {
-        postData: { mimeType: 'application/json', text: JSON.stringify({ operationName: op, variables: {}, query: 'query { x }' }) },
+        postData: {
+          mimeType: 'application/json',
+          text: JSON.stringify({ operationName: op, variables: {}, query: 'query { x }' }),
+        },
       });
     const client = new HarReplayClient(harOf(gql('GetProduct', '{"p":1}'), gql('GetMarketData', '{"m":1}')));
     const body = JSON.stringify({ operationName: 'GetMarketData', variables: { id: 'x' } });
     const res = await client.request({ url: 'https://stockx.com/api/p/e', method: 'POST', body, expect: 'json' }, ctx);
     expect(res.body).toBe('{"m":1}');
-    const byName = await client.request({ url: 'https://stockx.com/api/p/e', method: 'POST', operationName: 'GetProduct', expect: 'json' }, ctx);
+    const byName = await client.request(
+      { url: 'https://stockx.com/api/p/e', method: 'POST', operationName: 'GetProduct', expect: 'json' },
+      ctx,
+    );
     expect(byName.body).toBe('{"p":1}');
     await expect(
       client.request({ url: 'https://stockx.com/api/p/e', method: 'POST', operationName: 'Nope', expect: 'json' }, ctx),
-    ).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringContaining('POST https://stockx.com/api/p/e (operationName Nope)') });
+    ).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: expect.stringContaining('POST https://stockx.com/api/p/e (operationName Nope)'),
+    });
   });
 
   it('follows redirect entries and decodes base64 bodies, as devtools saves them', async () => {
     const moved = entry('GET', 'https://stockx.com/old', 301, '', {}, [{ name: 'Location', value: '/new' }]);
     const target = entry('GET', 'https://stockx.com/new', 200, '');
-    target.response.content = { size: 7, mimeType: 'text/html', text: Buffer.from('<p>hi</p>').toString('base64'), encoding: 'base64' };
+    target.response.content = {
+      size: 7,
+      mimeType: 'text/html',
+      text: Buffer.from('<p>hi</p>').toString('base64'),
+      encoding: 'base64',
+    };
     const client = new HarReplayClient(harOf(moved, target));
     const res = await client.request({ url: 'https://stockx.com/old', expect: 'html' }, ctx);
     expect(res).toMatchObject({ status: 200, url: 'https://stockx.com/new', body: '<p>hi</p>' });
   });
 
   it('replays a recorded block as a block', async () => {
-    const client = new HarReplayClient(harOf(entry('GET', 'https://stockx.com/api/x', 403, '{"appId":"PX16uD0kOF","blockScript":"/c.js"}')));
-    await expect(client.request({ url: 'https://stockx.com/api/x', expect: 'json' }, ctx)).rejects.toMatchObject({ code: 'upstream_blocked' });
+    const client = new HarReplayClient(
+      harOf(entry('GET', 'https://stockx.com/api/x', 403, '{"appId":"PX16uD0kOF","blockScript":"/c.js"}')),
+    );
+    await expect(client.request({ url: 'https://stockx.com/api/x', expect: 'json' }, ctx)).rejects.toMatchObject({
+      code: 'upstream_blocked',
+    });
   });
 
   it('repeated identical requests take successive entries, then keep the last', async () => {
-    const client = new HarReplayClient(harOf(entry('GET', 'https://stockx.com/a', 200, '"1"'), entry('GET', 'https://stockx.com/a', 200, '"2"')));
+    const client = new HarReplayClient(
+      harOf(entry('GET', 'https://stockx.com/a', 200, '"1"'), entry('GET', 'https://stockx.com/a', 200, '"2"')),
+    );
     const bodies = [];
-    for (let i = 0; i < 3; i++) bodies.push((await client.request({ url: 'https://stockx.com/a', expect: 'json' }, ctx)).body);
+    for (let i = 0; i < 3; i++)
+      bodies.push((await client.request({ url: 'https://stockx.com/a', expect: 'json' }, ctx)).body);
     expect(bodies).toEqual(['"1"', '"2"', '"2"']);
   });
 });

@@ -72,7 +72,9 @@ describe('tiers, retries, proxies, breaker, limits', () => {
     // The unblocker got the REAL marketplace URL, URL-encoded into its template.
     const unblock = goat.requests.find((r) => r.path === '/unblock')!;
     expect(unblock.query.get('api_key')).toBe('k');
-    expect(unblock.query.get('url')).toMatch(/^https:\/\/www\.goat\.com\/web-api\/v1\/product_variants\/buy_bar_data\?productTemplateId=\d+&countryCode=US$/);
+    expect(unblock.query.get('url')).toMatch(
+      /^https:\/\/www\.goat\.com\/web-api\/v1\/product_variants\/buy_bar_data\?productTemplateId=\d+&countryCode=US$/,
+    );
     // The proxy saw the traffic, in absolute-URI form.
     expect(p1.log.some((l) => l.target.includes(BUY_BAR))).toBe(true);
   });
@@ -81,7 +83,10 @@ describe('tiers, retries, proxies, breaker, limits', () => {
     goat.serve('/unblock', CLOUDFLARE_CHALLENGE, { status: 503 });
     goat.serve(BUY_BAR, buyBar);
     app = await testApp(
-      env({ MARKETLENS_RESALE_B_TIERS: 'unblocker,browser,direct', MARKETLENS_UNBLOCKER_URL: `${goat.origin}/unblock?url={url}` }),
+      env({
+        MARKETLENS_RESALE_B_TIERS: 'unblocker,browser,direct',
+        MARKETLENS_UNBLOCKER_URL: `${goat.origin}/unblock?url={url}`,
+      }),
     );
     const res = await get();
     expect(res.statusCode, res.body).toBe(200);
@@ -95,7 +100,12 @@ describe('tiers, retries, proxies, breaker, limits', () => {
     expect(res.statusCode).toBe(503);
     expect(JSON.parse(res.body).code).toBe('upstream_blocked');
     // Default tiers: direct, then proxy because one is configured.
-    expect(goat.requests.filter((r) => r.path !== '/').map(via)).toEqual(['direct', 'direct', `proxy:${p1.origin}`, `proxy:${p1.origin}`]);
+    expect(goat.requests.filter((r) => r.path !== '/').map(via)).toEqual([
+      'direct',
+      'direct',
+      `proxy:${p1.origin}`,
+      `proxy:${p1.origin}`,
+    ]);
   });
 
   it('a 5xx is retried on the same tier but does not escalate to the next', async () => {
@@ -111,10 +121,13 @@ describe('tiers, retries, proxies, breaker, limits', () => {
     goat.serve('/', '<html></html>');
     goat.on(BUY_BAR, (_req, res) => {
       n += 1;
-      if (n === 1) res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' }).end(CLOUDFLARE_CHALLENGE);
+      if (n === 1)
+        res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge' }).end(CLOUDFLARE_CHALLENGE);
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBar));
     });
-    app = await testApp(env({ MARKETLENS_RESALE_B_TIERS: 'proxy', MARKETLENS_PROXY_URLS: `${p1.origin},${p2.origin}` }));
+    app = await testApp(
+      env({ MARKETLENS_RESALE_B_TIERS: 'proxy', MARKETLENS_PROXY_URLS: `${p1.origin},${p2.origin}` }),
+    );
     expect((await get()).statusCode).toBe(200);
     expect(goat.requests.map((r) => `${r.path} ${via(r)}`)).toEqual([
       `/ proxy:${p1.origin}`,
@@ -132,14 +145,22 @@ describe('tiers, retries, proxies, breaker, limits', () => {
   it('a dead proxy is rested and the next one used', async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
     goat.serve(BUY_BAR, buyBar);
-    app = await testApp(env({ MARKETLENS_RESALE_B_TIERS: 'proxy', MARKETLENS_RESALE_B_PROXY_URLS: `${dead},${p2.origin}` }));
+    app = await testApp(
+      env({ MARKETLENS_RESALE_B_TIERS: 'proxy', MARKETLENS_RESALE_B_PROXY_URLS: `${dead},${p2.origin}` }),
+    );
     expect((await get()).statusCode).toBe(200);
     expect(goat.requests.filter((r) => r.path === BUY_BAR).map(via)).toEqual([`proxy:${p2.origin}`]);
   });
 
   it('the circuit opens after consecutive failures, answers fast with Retry-After, then a probe closes it', async () => {
     goat.serve(BUY_BAR, 'down', { status: 502 });
-    app = await testApp(env({ MARKETLENS_BREAKER_THRESHOLD: '2', MARKETLENS_BREAKER_COOLDOWN_MS: '1000', MARKETLENS_RETRY_ATTEMPTS: '1' }));
+    app = await testApp(
+      env({
+        MARKETLENS_BREAKER_THRESHOLD: '2',
+        MARKETLENS_BREAKER_COOLDOWN_MS: '1000',
+        MARKETLENS_RETRY_ATTEMPTS: '1',
+      }),
+    );
     expect((await get()).statusCode).toBe(502);
     expect((await get()).statusCode).toBe(502);
     const before = goat.count(BUY_BAR);
@@ -158,7 +179,9 @@ describe('tiers, retries, proxies, breaker, limits', () => {
 
   it('a failed half-open probe re-opens the circuit', async () => {
     goat.serve(BUY_BAR, 'down', { status: 500 });
-    app = await testApp(env({ MARKETLENS_BREAKER_THRESHOLD: '1', MARKETLENS_BREAKER_COOLDOWN_MS: '200', MARKETLENS_RETRY_ATTEMPTS: '1' }));
+    app = await testApp(
+      env({ MARKETLENS_BREAKER_THRESHOLD: '1', MARKETLENS_BREAKER_COOLDOWN_MS: '200', MARKETLENS_RETRY_ATTEMPTS: '1' }),
+    );
     expect((await get()).statusCode).toBe(502);
     expect(JSON.parse((await get()).body).code).toBe('circuit_open');
     await new Promise((r) => setTimeout(r, 250));
@@ -213,8 +236,14 @@ describe('tiers, retries, proxies, breaker, limits', () => {
     app = await testApp(env({ MARKETLENS_UNBLOCKER_URL: `${goat.origin}/unblock?url={url}` }));
     expect((await get()).statusCode).toBe(200);
     const text = await app.marketlens.metrics.registry.metrics();
-    expect(text).toMatch(/marketlens_upstream_requests_total\{marketplace="resale-b",tier="direct",outcome="upstream_blocked"\} 2/);
-    expect(text).toMatch(/marketlens_upstream_requests_total\{marketplace="resale-b",tier="unblocker",outcome="http_200"\} 1/);
-    expect(text).toMatch(/marketlens_upstream_request_duration_seconds_count\{marketplace="resale-b",tier="direct"\} 2/);
+    expect(text).toMatch(
+      /marketlens_upstream_requests_total\{marketplace="resale-b",tier="direct",outcome="upstream_blocked"\} 2/,
+    );
+    expect(text).toMatch(
+      /marketlens_upstream_requests_total\{marketplace="resale-b",tier="unblocker",outcome="http_200"\} 1/,
+    );
+    expect(text).toMatch(
+      /marketlens_upstream_request_duration_seconds_count\{marketplace="resale-b",tier="direct"\} 2/,
+    );
   });
 });

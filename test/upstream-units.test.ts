@@ -23,7 +23,12 @@ describe('detectBlock', () => {
     [403, html, CLOUDFLARE_CHALLENGE, 'Cloudflare challenge'],
     [503, html, CLOUDFLARE_CHALLENGE, 'Cloudflare challenge'],
     [403, {}, JSON.stringify(PERIMETERX_BLOCK), 'PerimeterX'],
-    [403, html, '<html><title>Access to this page has been denied</title><div id="px-captcha"></div></html>', 'PerimeterX'],
+    [
+      403,
+      html,
+      '<html><title>Access to this page has been denied</title><div id="px-captcha"></div></html>',
+      'PerimeterX',
+    ],
     [403, html, AKAMAI_DENIAL, 'Akamai'],
     [429, html, '<html><head><title>Captcha</title></head><div class="g-recaptcha"></div></html>', 'captcha'],
   ])('HTTP %i with markers → blocked (%#)', (status, headers, body, name) => {
@@ -93,7 +98,12 @@ describe('ProxyPool', () => {
   it('rotates, rests a failing proxy, and falls back to the one resting longest when all rest', () => {
     let now = 0;
     const pool = new ProxyPool(['http://a:1', 'http://b:1', 'http://c:1'], 1000, () => now);
-    expect([pool.next(), pool.next(), pool.next(), pool.next()]).toEqual(['http://a:1', 'http://b:1', 'http://c:1', 'http://a:1']);
+    expect([pool.next(), pool.next(), pool.next(), pool.next()]).toEqual([
+      'http://a:1',
+      'http://b:1',
+      'http://c:1',
+      'http://a:1',
+    ]);
     pool.rest('http://b:1');
     expect([pool.next(), pool.next()]).toEqual(['http://c:1', 'http://a:1']);
     now = 1000;
@@ -125,16 +135,37 @@ describe('CookieJar', () => {
 });
 
 describe('browser header sets', () => {
-  it('a JSON API call looks like the page\'s own fetch(); an HTML page like a navigation', () => {
+  it("a JSON API call looks like the page's own fetch(); an HTML page like a navigation", () => {
     const api = browserHeaders(MARKETPLACE_INFO['resale-b'], new URL('https://www.goat.com/web-api/v1/x'), 'json');
-    expect(api).toMatchObject({ accept: 'application/json, text/plain, */*', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin', referer: 'https://www.goat.com/' });
+    expect(api).toMatchObject({
+      accept: 'application/json, text/plain, */*',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-site': 'same-origin',
+      referer: 'https://www.goat.com/',
+    });
     expect(api.origin).toBeUndefined();
-    const nikeApi = browserHeaders(MARKETPLACE_INFO['sportswear'], new URL('https://api.nike.com/product_feed/threads/v3'), 'json');
-    expect(nikeApi).toMatchObject({ 'sec-fetch-site': 'same-site', referer: 'https://www.nike.com/', origin: 'https://www.nike.com' });
+    const nikeApi = browserHeaders(
+      MARKETPLACE_INFO['sportswear'],
+      new URL('https://api.nike.com/product_feed/threads/v3'),
+      'json',
+    );
+    expect(nikeApi).toMatchObject({
+      'sec-fetch-site': 'same-site',
+      referer: 'https://www.nike.com/',
+      origin: 'https://www.nike.com',
+    });
     const gql = browserHeaders(MARKETPLACE_INFO['resale-a'], new URL('https://stockx.com/api/p/e'), 'json', 'POST');
     expect(gql).toMatchObject({ origin: 'https://stockx.com', 'sec-fetch-site': 'same-origin' });
-    const page = browserHeaders(MARKETPLACE_INFO['watchmarket'], new URL('https://www.chrono24.de/rolex/index.htm'), 'html');
-    expect(page).toMatchObject({ 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'upgrade-insecure-requests': '1' });
+    const page = browserHeaders(
+      MARKETPLACE_INFO['watchmarket'],
+      new URL('https://www.chrono24.de/rolex/index.htm'),
+      'html',
+    );
+    expect(page).toMatchObject({
+      'sec-fetch-mode': 'navigate',
+      'sec-fetch-dest': 'document',
+      'upgrade-insecure-requests': '1',
+    });
   });
 
   it('warms up the hosts the notes name', () => {
@@ -149,9 +180,17 @@ describe('tiers', () => {
   it('defaults to direct, then proxy and unblocker when configured; a marketplace list wins', () => {
     const noBrowser = { MARKETLENS_BROWSER_PATH: 'none' };
     expect(tiersFor(loadConfig({}), MARKETPLACE_INFO['resale-b'])).toEqual(['direct']);
-    const all = loadConfig({ MARKETLENS_PROXY_URLS: 'http://p:1', MARKETLENS_UNBLOCKER_URL: 'https://u.example/?url={url}', ...noBrowser });
+    const all = loadConfig({
+      MARKETLENS_PROXY_URLS: 'http://p:1',
+      MARKETLENS_UNBLOCKER_URL: 'https://u.example/?url={url}',
+      ...noBrowser,
+    });
     expect(tiersFor(all, MARKETPLACE_INFO['resale-a'])).toEqual(['direct', 'proxy', 'unblocker']);
-    const own = loadConfig({ MARKETLENS_RESALE_A_PROXY_URLS: 'socks5://p:1', MARKETLENS_WATCHMARKET_TIERS: 'unblocker,browser', ...noBrowser });
+    const own = loadConfig({
+      MARKETLENS_RESALE_A_PROXY_URLS: 'socks5://p:1',
+      MARKETLENS_WATCHMARKET_TIERS: 'unblocker,browser',
+      ...noBrowser,
+    });
     expect(tiersFor(own, MARKETPLACE_INFO['resale-a'])).toEqual(['direct', 'proxy']);
     expect(tiersFor(own, MARKETPLACE_INFO['resale-b'])).toEqual(['direct']);
     expect(tiersFor(own, MARKETPLACE_INFO['watchmarket'])).toEqual(['unblocker', 'browser']);
@@ -168,7 +207,12 @@ describe('browser tier defaults', () => {
     expect(tiersFor(withBrowser, MARKETPLACE_INFO['resale-a'])).toEqual(['direct', 'browser']);
     expect(tiersFor(withBrowser, MARKETPLACE_INFO['resale-b'])).toEqual(['direct']);
     expect(tiersFor(withBrowser, MARKETPLACE_INFO['electronics'])).toEqual(['direct']);
-    expect(tiersFor(loadConfig({ MARKETLENS_BROWSER_PATH: '/opt/chromium/chrome', MARKETLENS_RESALE_A_TIERS: 'direct' }), MARKETPLACE_INFO['resale-a'])).toEqual(['direct']);
+    expect(
+      tiersFor(
+        loadConfig({ MARKETLENS_BROWSER_PATH: '/opt/chromium/chrome', MARKETLENS_RESALE_A_TIERS: 'direct' }),
+        MARKETPLACE_INFO['resale-a'],
+      ),
+    ).toEqual(['direct']);
   });
 });
 
@@ -179,7 +223,9 @@ describe('MarketplaceLimiter', () => {
     const first = limiter.run(new AbortController().signal, () => new Promise<void>((r) => (release = r)));
     const ac = new AbortController();
     const second = limiter.run(ac.signal, async () => 'ran');
-    await expect(limiter.run(new AbortController().signal, async () => 'x')).rejects.toMatchObject({ code: 'overloaded' });
+    await expect(limiter.run(new AbortController().signal, async () => 'x')).rejects.toMatchObject({
+      code: 'overloaded',
+    });
     ac.abort(new Error('deadline'));
     await expect(second).rejects.toThrow('deadline');
     expect(limiter.queued).toBe(0);
@@ -201,7 +247,13 @@ describe('the resilient client directly', () => {
   const ctx = () => ({ marketplace: 'sportswear' as const, signal: AbortSignal.timeout(3000) });
 
   it('decodes a declared charset (latin-1 page)', async () => {
-    nike.on('/t/air', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])));
+    nike.on(
+      '/t/air',
+      (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' })
+          .end(Buffer.from([0x63, 0x61, 0x66, 0xe9])),
+    );
     const client = client_(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin }));
     const res = await client.request({ url: 'https://www.nike.com/t/air', expect: 'html' }, ctx());
     expect(res).toMatchObject({ status: 200, url: 'https://www.nike.com/t/air', body: 'café' });
@@ -209,14 +261,19 @@ describe('the resilient client directly', () => {
 
   it('refuses an operation URL outside the marketplace before any network use (internal)', async () => {
     const client = client_(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin }));
-    await expect(client.request({ url: 'https://evil.example/', expect: 'html' }, ctx())).rejects.toMatchObject({ code: 'internal' });
+    await expect(client.request({ url: 'https://evil.example/', expect: 'html' }, ctx())).rejects.toMatchObject({
+      code: 'internal',
+    });
   });
 
   it('skips a configured browser tier without a fetcher, with a log line', async () => {
     nike.serve('/t/plain', '<p>plain</p>');
     const lines: string[] = [];
     const logger = { warn: (_o: object, msg: string) => void lines.push(msg), debug: () => undefined };
-    const client = client_(loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'browser,direct' }), { logger });
+    const client = client_(
+      loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'browser,direct' }),
+      { logger },
+    );
     const res = await client.request({ url: 'https://www.nike.com/t/plain', expect: 'html' }, ctx());
     expect(res.body).toBe('<p>plain</p>');
     expect(lines).toEqual(['skipping fetch tier browser: no browser fetcher is registered']);
@@ -226,17 +283,29 @@ describe('the resilient client directly', () => {
     nike.reset();
     nike.on('/t/shoe', (req, res) => {
       const cleared = String(req.headers.cookie ?? '').includes('_abck=ok');
-      res.writeHead(cleared ? 200 : 403, { 'content-type': 'text/html' }).end(cleared ? '<p>shoe</p>' : '<TITLE>Access Denied</TITLE> Reference #18.1');
+      res
+        .writeHead(cleared ? 200 : 403, { 'content-type': 'text/html' })
+        .end(cleared ? '<p>shoe</p>' : '<TITLE>Access Denied</TITLE> Reference #18.1');
     });
     const calls: string[] = [];
     const browser: BrowserFetcher = {
       async fetch(req) {
         calls.push(req.url);
-        return { status: 200, url: req.url, headers: { 'content-type': 'text/html' }, body: '<p>shoe via browser</p>', cookies: ['_abck=ok; Path=/; Domain=.nike.com'] };
+        return {
+          status: 200,
+          url: req.url,
+          headers: { 'content-type': 'text/html' },
+          body: '<p>shoe via browser</p>',
+          cookies: ['_abck=ok; Path=/; Domain=.nike.com'],
+        };
       },
     };
     const client = client_(
-      loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'direct,browser', MARKETLENS_RETRY_ATTEMPTS: '1' }),
+      loadConfig({
+        MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin,
+        MARKETLENS_SPORTSWEAR_TIERS: 'direct,browser',
+        MARKETLENS_RETRY_ATTEMPTS: '1',
+      }),
       { browser },
     );
     const first = await client.request({ url: 'https://www.nike.com/t/shoe', expect: 'html' }, ctx());
@@ -248,6 +317,13 @@ describe('the resilient client directly', () => {
 });
 
 /** The production client (resilient layer over impit) for one configuration, quiet unless a logger is given. */
-function client_(config: Config, options: { logger?: { warn: (o: object, m: string) => void; debug: () => void }; browser?: BrowserFetcher } = {}) {
-  return new ResilientHttpClient(config, { transport: new ImpitTransport(), marketplaces: MARKETPLACE_DESCRIPTORS, ...options });
+function client_(
+  config: Config,
+  options: { logger?: { warn: (o: object, m: string) => void; debug: () => void }; browser?: BrowserFetcher } = {},
+) {
+  return new ResilientHttpClient(config, {
+    transport: new ImpitTransport(),
+    marketplaces: MARKETPLACE_DESCRIPTORS,
+    ...options,
+  });
 }

@@ -32,27 +32,54 @@ describe.skipIf(!sharedAvailable)('refresh:watchmarket-catalog --from saved page
     const out = join(dir, 'catalog.json');
     // A base catalog that knows no brand and no country: everything below comes from the saved page.
     const base = join(dir, 'base.json');
-    const groups = FINDER_CATALOG.map((g) => (g.id === 'manufacturerIds' || g.id === 'countryIds' ? { ...g, values: [] } : g));
+    const groups = FINDER_CATALOG.map((g) =>
+      g.id === 'manufacturerIds' || g.id === 'countryIds' ? { ...g, values: [] } : g,
+    );
     writeFileSync(base, JSON.stringify({ generated: GENERATED_MARKER, sources: [], groups }));
-    const r = await refresh(['--base', base, '--out', out, '--from', sharedDir('chrono24/advanced-search-2026_no-query_manufacturer-select.html')]);
+    const r = await refresh([
+      '--base',
+      base,
+      '--out',
+      out,
+      '--from',
+      sharedDir('chrono24/advanced-search-2026_no-query_manufacturer-select.html'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const file = JSON.parse(readFileSync(out, 'utf8'));
     expect(file.generated).toBe(GENERATED_MARKER);
     const brands = file.groups.find((g: { id: string }) => g.id === 'manufacturerIds').values;
     expect(brands).toHaveLength(545);
-    for (const [label, code] of [['A. Lange & Söhne', '1'], ['Rolex', '221'], ['Audemars Piguet', '18'], ['Omega', '187']]) {
+    for (const [label, code] of [
+      ['A. Lange & Söhne', '1'],
+      ['Rolex', '221'],
+      ['Audemars Piguet', '18'],
+      ['Omega', '187'],
+    ]) {
       expect(brands).toContainEqual({ label, code });
     }
-    expect(file.groups.find((g: { id: string }) => g.id === 'countryIds').values).toContainEqual({ label: 'Germany', code: 'DE' });
+    expect(file.groups.find((g: { id: string }) => g.id === 'countryIds').values).toContainEqual({
+      label: 'Germany',
+      code: 'DE',
+    });
     expect(file.sources).toEqual(['advanced-search-2026_no-query_manufacturer-select.html']);
     // The shipped catalog has the same brands (it was generated this way).
-    const shipped = new Set(FINDER_CATALOG.find((g) => g.id === 'manufacturerIds')!.values.map((v) => `${v.code} ${v.label}`));
-    expect(brands.map((v: { code: string; label: string }) => `${v.code} ${v.label}`).filter((b: string) => !shipped.has(b))).toEqual([]);
+    const shipped = new Set(
+      FINDER_CATALOG.find((g) => g.id === 'manufacturerIds')!.values.map((v) => `${v.code} ${v.label}`),
+    );
+    expect(
+      brands.map((v: { code: string; label: string }) => `${v.code} ${v.label}`).filter((b: string) => !shipped.has(b)),
+    ).toEqual([]);
   });
 
   it('--dry-run writes nothing; a saved Cloudflare challenge is refused with exit 1', async () => {
     const out = join(dir, 'dry.json');
-    const dry = await refresh(['--dry-run', '--out', out, '--from', sharedDir('chrono24/advanced-search-2026_no-query_manufacturer-select.html')]);
+    const dry = await refresh([
+      '--dry-run',
+      '--out',
+      out,
+      '--from',
+      sharedDir('chrono24/advanced-search-2026_no-query_manufacturer-select.html'),
+    ]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(existsSync(out)).toBe(false);
     const challenge = join(dir, 'challenge.html');

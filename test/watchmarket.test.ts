@@ -49,12 +49,24 @@ describe('watchmarket search', () => {
     expect(q.getAll('usedOrNew')).toEqual(['used']);
     expect(q.getAll('specials')).toEqual(['102']);
     expect([q.get('priceFrom'), q.get('priceTo'), q.get('maxAgeInDays')]).toEqual(['2000', '10000', '30']);
-    expect([q.get('currencyId'), q.get('pageSize'), q.get('showpage'), q.get('sortorder')]).toEqual(['EUR', '60', '1', null]);
+    expect([q.get('currencyId'), q.get('pageSize'), q.get('showpage'), q.get('sortorder')]).toEqual([
+      'EUR',
+      '60',
+      '1',
+      null,
+    ]);
 
     const body = res.json();
-    expect(body.url).toMatch(/^https:\/\/www\.chrono24\.com\/search\/index\.htm\?dosearch=true&query=Omega\+Speedmaster/);
+    expect(body.url).toMatch(
+      /^https:\/\/www\.chrono24\.com\/search\/index\.htm\?dosearch=true&query=Omega\+Speedmaster/,
+    );
     expect(body.results).toHaveLength(4);
-    expect(body.results[0]).toMatchObject({ id: '51000001', badge: 'Promoted', price: { amount: 6450, currency: '€' }, location: 'DE' });
+    expect(body.results[0]).toMatchObject({
+      id: '51000001',
+      badge: 'Promoted',
+      price: { amount: 6450, currency: '€' },
+      location: 'DE',
+    });
     expect(body.stats.total_results).toBe(1234);
     expect(body.pagination).toEqual({ current: 1, next: 2, other_pages: [2, 3, 4, 5, 21], has_next_page: true });
   });
@@ -83,7 +95,12 @@ describe('watchmarket search', () => {
     const res = await search('query=Omega&page=21&page_size=120');
     expect(res.statusCode).toBe(200);
     expect([lastQuery().get('showpage'), lastQuery().get('pageSize')]).toEqual(['21', '120']);
-    expect(res.json().pagination).toEqual({ current: 21, next: null, other_pages: [1, 2, 3, 19, 20], has_next_page: false });
+    expect(res.json().pagination).toEqual({
+      current: 21,
+      next: null,
+      other_pages: [1, 2, 3, 19, 20],
+      has_next_page: false,
+    });
   });
 
   it('a page number past the end is a 400 on page', async () => {
@@ -102,7 +119,9 @@ describe('watchmarket search', () => {
     const searchRequest = fake.requests.find((r) => r.path === '/search/index.htm')!;
     expect(searchRequest.headers['accept-language']).toBe('de-DE,de;q=0.9');
     // Listing URLs are made absolute on the domain searched.
-    expect(res.json().results[0].url).toBe('https://www.chrono24.de/omega/speedmaster-professional-moonwatch--id51000001.htm');
+    expect(res.json().results[0].url).toBe(
+      'https://www.chrono24.de/omega/speedmaster-professional-moonwatch--id51000001.htm',
+    );
   });
 
   it('follows the canonical redirect and reports the page it landed on', async () => {
@@ -135,13 +154,19 @@ describe('watchmarket search', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
       results: [],
-      stats: { total_results: 0, price_stats: { lowest_price: null, median_price: null, average_price: null, highest_price: null } },
+      stats: {
+        total_results: 0,
+        price_stats: { lowest_price: null, median_price: null, average_price: null, highest_price: null },
+      },
       pagination: { current: 1, next: null, other_pages: [], has_next_page: false },
     });
   });
 
   it('a Cloudflare challenge (403) is 503 upstream_blocked', async () => {
-    fake.serve('/search/index.htm', fixture('challenge.html'), { status: 403, headers: { 'cf-mitigated': 'challenge' } });
+    fake.serve('/search/index.htm', fixture('challenge.html'), {
+      status: 403,
+      headers: { 'cf-mitigated': 'challenge' },
+    });
     const res = await search('query=Omega');
     expect(res.statusCode).toBe(503);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
@@ -167,14 +192,19 @@ describe('watchmarket search', () => {
       const res = await search(qs);
       expect(res.statusCode, qs).toBe(400);
       expect(res.json().code).toBe('invalid_parameter');
-      expect(res.json().errors.map((e: { param: string }) => e.param), qs).toContain(param);
+      expect(
+        res.json().errors.map((e: { param: string }) => e.param),
+        qs,
+      ).toContain(param);
     }
     expect(fake.count()).toBe(0);
   });
 
   it('filters by label (issue 19): manufacturer=Rolex reaches Chrono24 as manufacturerIds=221, only codes go upstream', async () => {
     fake.serve('/search/index.htm', fixture('search-2026-page1.html'));
-    const res = await search(`manufacturer=Rolex,${encodeURIComponent('A. Lange & Sohne')}&model=Submariner%20Date&dial_color=black&case_material=steel`);
+    const res = await search(
+      `manufacturer=Rolex,${encodeURIComponent('A. Lange & Sohne')}&model=Submariner%20Date&dial_color=black&case_material=steel`,
+    );
     expect(res.statusCode, res.body).toBe(200);
     const q = lastQuery();
     expect(q.getAll('manufacturerIds')).toEqual(['221', '1']);
@@ -195,7 +225,11 @@ describe('watchmarket search', () => {
 
   it('the alias path /api/v1/scraper/chrono24/search answers the same', async () => {
     fake.serve('/search/index.htm', fixture('search-2026-page1.html'));
-    const res = await app.inject({ method: 'GET', url: '/api/v1/scraper/chrono24/search?max_age=0&query=Omega&dial_numbers=801', headers: auth });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/v1/scraper/chrono24/search?max_age=0&query=Omega&dial_numbers=801',
+      headers: auth,
+    });
     expect(res.statusCode).toBe(200);
     expect(lastQuery().getAll('dialNumbers')).toEqual(['801']);
     expect(res.json().results).toHaveLength(4);
@@ -222,10 +256,19 @@ describe('watchmarket finder', () => {
     expect(res.statusCode).toBe(200);
     const groups = res.json();
     expect(groups.map((g: { id: string }) => g.id)).toEqual(dialIds);
-    expect(groups[0]).toMatchObject({ id: 'dialColor', input_type: 'IllustrationCheckbox', label: 'Dial color', searchable: false });
+    expect(groups[0]).toMatchObject({
+      id: 'dialColor',
+      input_type: 'IllustrationCheckbox',
+      label: 'Dial color',
+      searchable: false,
+    });
     expect(groups[0].values[0]).toEqual({ label: 'Black', dial_color: '702' });
     expect(groups[0].values.at(-1)).toEqual({ label: 'No details', dial_color: '0' });
-    expect(groups[1]).toMatchObject({ id: 'dial_color', filterGroupId: 'dial_color', inputType: 'IllustrationCheckbox' });
+    expect(groups[1]).toMatchObject({
+      id: 'dial_color',
+      filterGroupId: 'dial_color',
+      inputType: 'IllustrationCheckbox',
+    });
     expect(groups[3].values).toContainEqual({ label: 'Roman numerals', dial_numbers: '802' });
     expect(fake.count()).toBe(0);
   });
@@ -270,7 +313,12 @@ describe('watchmarket finder', () => {
     expect(camel.id).toBe('manufacturerIds');
     expect(snake.id).toBe('manufacturer');
     expect(camel.values.length).toBeGreaterThanOrEqual(545);
-    for (const [label, id] of [['Rolex', '221'], ['Audemars Piguet', '18'], ['Omega', '187'], ['A. Lange & Söhne', '1']]) {
+    for (const [label, id] of [
+      ['Rolex', '221'],
+      ['Audemars Piguet', '18'],
+      ['Omega', '187'],
+      ['A. Lange & Söhne', '1'],
+    ]) {
       expect(snake.values).toContainEqual({ label, manufacturer: id });
     }
   });

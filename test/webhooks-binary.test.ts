@@ -9,7 +9,11 @@ import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from 
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
 const KEY = 'ml_webhook_binary_test_key_0123456789ab';
-const LOCAL = { MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true', MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true', MARKETLENS_LOG_LEVEL: 'warn' };
+const LOCAL = {
+  MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true',
+  MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true',
+  MARKETLENS_LOG_LEVEL: 'warn',
+};
 
 const run = runCli;
 
@@ -27,70 +31,124 @@ describe.each(ENGINES)('webhooks with the real binary on %s', (engine) => {
     return db;
   }
 
-  it.skipIf(!engineAvailable(engine))('webhooks add, list, test, remove', async () => {
-    const db = await database();
-    const receiver: Receiver = await startReceiver();
-    cleanups.push(() => receiver.stop());
-    const env = { ...db.env, ...LOCAL };
+  it.skipIf(!engineAvailable(engine))(
+    'webhooks add, list, test, remove',
+    async () => {
+      const db = await database();
+      const receiver: Receiver = await startReceiver();
+      cleanups.push(() => receiver.stop());
+      const env = { ...db.env, ...LOCAL };
 
-    const refused = await run(['webhooks', 'add', 'https://127.0.0.1/hook', '--events', 'price.changed'], { ...db.env });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/invalid_parameter: url: 127\.0\.0\.1 is a loopback/);
+      const refused = await run(['webhooks', 'add', 'https://127.0.0.1/hook', '--events', 'price.changed'], {
+        ...db.env,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/invalid_parameter: url: 127\.0\.0\.1 is a loopback/);
 
-    const added = await run(['webhooks', 'add', receiver.url, '--events', 'price.changed,stock.changed', '--filter', '{"sizes":["10"]}', '--description', 'AJ1'], env);
-    expect(added.code, added.stderr).toBe(0);
-    const created = JSON.parse(added.stdout);
-    expect(created.secret).toMatch(/^whsec_/);
-    receiver.setSecret(created.secret);
+      const added = await run(
+        [
+          'webhooks',
+          'add',
+          receiver.url,
+          '--events',
+          'price.changed,stock.changed',
+          '--filter',
+          '{"sizes":["10"]}',
+          '--description',
+          'AJ1',
+        ],
+        env,
+      );
+      expect(added.code, added.stderr).toBe(0);
+      const created = JSON.parse(added.stdout);
+      expect(created.secret).toMatch(/^whsec_/);
+      receiver.setSecret(created.secret);
 
-    const listed = await run(['webhooks', 'list'], env);
-    expect(JSON.parse(listed.stdout)).toMatchObject([{ id: created.id, owner: 'operator', url: receiver.url, events: ['price.changed', 'stock.changed'], filter: { sizes: ['10'] }, status: 'enabled' }]);
-    expect(listed.stdout).not.toContain(created.secret);
+      const listed = await run(['webhooks', 'list'], env);
+      expect(JSON.parse(listed.stdout)).toMatchObject([
+        {
+          id: created.id,
+          owner: 'operator',
+          url: receiver.url,
+          events: ['price.changed', 'stock.changed'],
+          filter: { sizes: ['10'] },
+          status: 'enabled',
+        },
+      ]);
+      expect(listed.stdout).not.toContain(created.secret);
 
-    const tested = await run(['webhooks', 'test', created.id], env);
-    expect(tested.code, tested.stderr).toBe(0);
-    expect(JSON.parse(tested.stdout)).toMatchObject({ event_type: 'webhook.test', status: 'delivered', response_code: 204 });
-    expect(receiver.messages()).toMatchObject([{ type: 'webhook.test', data: { subscription_id: created.id } }]);
+      const tested = await run(['webhooks', 'test', created.id], env);
+      expect(tested.code, tested.stderr).toBe(0);
+      expect(JSON.parse(tested.stdout)).toMatchObject({
+        event_type: 'webhook.test',
+        status: 'delivered',
+        response_code: 204,
+      });
+      expect(receiver.messages()).toMatchObject([{ type: 'webhook.test', data: { subscription_id: created.id } }]);
 
-    expect((await run(['webhooks', 'remove', created.id], env)).code).toBe(0);
-    expect(JSON.parse((await run(['webhooks', 'list'], env)).stdout)).toEqual([]);
-    expect((await run(['webhooks', 'remove', created.id], env)).code).toBe(1);
-  }, 90_000);
+      expect((await run(['webhooks', 'remove', created.id], env)).code).toBe(0);
+      expect(JSON.parse((await run(['webhooks', 'list'], env)).stdout)).toEqual([]);
+      expect((await run(['webhooks', 'remove', created.id], env)).code).toBe(1);
+    },
+    90_000,
+  );
 
-  it.skipIf(!engineAvailable(engine))('kill -9 with deliveries pending: delivered in order after restart', async () => {
-    const db = await database();
-    const receiverPort = await closedPort(); // the receiver is down at first
-    const env = { ...db.env, ...LOCAL, MARKETLENS_API_KEYS: KEY, MARKETLENS_HOST: '127.0.0.1', MARKETLENS_PORT: String(await closedPort()), MARKETLENS_LOG_LEVEL: 'info' };
-    const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
-    const base = `http://127.0.0.1:${env.MARKETLENS_PORT}/api/v1/webhooks`;
+  it.skipIf(!engineAvailable(engine))(
+    'kill -9 with deliveries pending: delivered in order after restart',
+    async () => {
+      const db = await database();
+      const receiverPort = await closedPort(); // the receiver is down at first
+      const env = {
+        ...db.env,
+        ...LOCAL,
+        MARKETLENS_API_KEYS: KEY,
+        MARKETLENS_HOST: '127.0.0.1',
+        MARKETLENS_PORT: String(await closedPort()),
+        MARKETLENS_LOG_LEVEL: 'info',
+      };
+      const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+      const base = `http://127.0.0.1:${env.MARKETLENS_PORT}/api/v1/webhooks`;
 
-    const first = await serveDirect(env);
-    cleanups.push(async () => first.child.kill('SIGKILL'));
-    const created: any = await (await fetch(base, { method: 'POST', headers, body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/hook`, events: ['price.changed'] }) })).json();
-    expect(created.id).toBeDefined();
-    for (let i = 0; i < 3; i++) expect((await fetch(`${base}/${created.id}/test`, { method: 'POST', headers: { 'x-api-key': KEY } })).status).toBe(202);
-    // Wait until the first delivery has failed once (connection refused) and is waiting for its retry.
-    let deliveries: any[] = [];
-    for (let i = 0; i < 100 && !(deliveries.at(-1)?.attempts >= 1 && deliveries.at(-1)?.status === 'pending'); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      deliveries = ((await (await fetch(`${base}/${created.id}/deliveries`, { headers: { 'x-api-key': KEY } })).json()) as any).data;
-    }
-    expect(deliveries.map((d) => d.status)).toEqual(['pending', 'pending', 'pending']);
-    expect(deliveries.at(-1).attempts).toBe(1);
-    first.child.kill('SIGKILL');
-    await first.exited;
+      const first = await serveDirect(env);
+      cleanups.push(async () => first.child.kill('SIGKILL'));
+      const created: any = await (
+        await fetch(base, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/hook`, events: ['price.changed'] }),
+        })
+      ).json();
+      expect(created.id).toBeDefined();
+      for (let i = 0; i < 3; i++)
+        expect(
+          (await fetch(`${base}/${created.id}/test`, { method: 'POST', headers: { 'x-api-key': KEY } })).status,
+        ).toBe(202);
+      // Wait until the first delivery has failed once (connection refused) and is waiting for its retry.
+      let deliveries: any[] = [];
+      for (let i = 0; i < 100 && !(deliveries.at(-1)?.attempts >= 1 && deliveries.at(-1)?.status === 'pending'); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        deliveries = (
+          (await (await fetch(`${base}/${created.id}/deliveries`, { headers: { 'x-api-key': KEY } })).json()) as any
+        ).data;
+      }
+      expect(deliveries.map((d) => d.status)).toEqual(['pending', 'pending', 'pending']);
+      expect(deliveries.at(-1).attempts).toBe(1);
+      first.child.kill('SIGKILL');
+      await first.exited;
 
-    const receiver = await startReceiver('/hook', receiverPort);
-    cleanups.push(() => receiver.stop());
-    receiver.setSecret(created.secret);
-    const second = await serveDirect(env);
-    cleanups.push(async () => {
-      second.child.kill('SIGKILL');
-      await second.exited;
-    });
-    await receiver.waitFor(3, 20_000);
-    // In enqueue order (the deliveries list is newest first), each once.
-    expect(receiver.received.map((r) => r.id)).toEqual(deliveries.map((d) => d.id).reverse());
-    expect(receiver.messages().every((m) => m.type === 'webhook.test')).toBe(true);
-  }, 90_000);
+      const receiver = await startReceiver('/hook', receiverPort);
+      cleanups.push(() => receiver.stop());
+      receiver.setSecret(created.secret);
+      const second = await serveDirect(env);
+      cleanups.push(async () => {
+        second.child.kill('SIGKILL');
+        await second.exited;
+      });
+      await receiver.waitFor(3, 20_000);
+      // In enqueue order (the deliveries list is newest first), each once.
+      expect(receiver.received.map((r) => r.id)).toEqual(deliveries.map((d) => d.id).reverse());
+      expect(receiver.messages().every((m) => m.type === 'webhook.test')).toBe(true);
+    },
+    90_000,
+  );
 });

@@ -20,7 +20,11 @@ describe('webhooks API (local targets allowed)', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     app = await testApp(
-      { MARKETLENS_API_KEYS: `${TEST_KEY},${OTHER_KEY}`, MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true', MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true' },
+      {
+        MARKETLENS_API_KEYS: `${TEST_KEY},${OTHER_KEY}`,
+        MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true',
+        MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
       { alerts: { timing: { baseDelayMs: 40, pollMs: 20 } } },
     );
   });
@@ -30,11 +34,27 @@ describe('webhooks API (local targets allowed)', () => {
   });
 
   it('creates, reads, patches, tests and deletes a subscription owned by the calling key', async () => {
-    const created = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: { url: receiver.url, events: ['price.changed'], filter: { sizes: ['10'], countries: ['us'] }, description: 'AJ1' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth,
+      payload: {
+        url: receiver.url,
+        events: ['price.changed'],
+        filter: { sizes: ['10'], countries: ['us'] },
+        description: 'AJ1',
+      },
+    });
     expect(created.statusCode, created.body).toBe(201);
     const sub = created.json();
     expect(sub.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
-    expect(sub).toMatchObject({ url: receiver.url, events: ['price.changed'], filter: { sizes: ['10'], countries: ['US'] }, enabled: true, disabled_reason: null });
+    expect(sub).toMatchObject({
+      url: receiver.url,
+      events: ['price.changed'],
+      filter: { sizes: ['10'], countries: ['US'] },
+      enabled: true,
+      disabled_reason: null,
+    });
     receiver.setSecret(sub.secret);
 
     const got = await app.inject({ url: `/api/v1/webhooks/${sub.id}`, headers: auth });
@@ -46,12 +66,38 @@ describe('webhooks API (local targets allowed)', () => {
     // Another key sees nothing and can change nothing.
     expect((await app.inject({ url: '/api/v1/webhooks', headers: other })).json().data).toEqual([]);
     expectProblem(await app.inject({ url: `/api/v1/webhooks/${sub.id}`, headers: other }), 404, 'route_not_found');
-    expectProblem(await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${sub.id}`, headers: other }), 404, 'route_not_found');
-    expectProblem(await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub.id}`, headers: other, payload: { enabled: false } }), 404, 'route_not_found');
-    expectProblem(await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/test`, headers: other }), 404, 'route_not_found');
-    expectProblem(await app.inject({ url: `/api/v1/webhooks/${sub.id}/deliveries`, headers: other }), 404, 'route_not_found');
+    expectProblem(
+      await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${sub.id}`, headers: other }),
+      404,
+      'route_not_found',
+    );
+    expectProblem(
+      await app.inject({
+        method: 'PATCH',
+        url: `/api/v1/webhooks/${sub.id}`,
+        headers: other,
+        payload: { enabled: false },
+      }),
+      404,
+      'route_not_found',
+    );
+    expectProblem(
+      await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/test`, headers: other }),
+      404,
+      'route_not_found',
+    );
+    expectProblem(
+      await app.inject({ url: `/api/v1/webhooks/${sub.id}/deliveries`, headers: other }),
+      404,
+      'route_not_found',
+    );
 
-    const patched = await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub.id}`, headers: auth, payload: { events: ['price.changed', 'stock.changed'], description: null } });
+    const patched = await app.inject({
+      method: 'PATCH',
+      url: `/api/v1/webhooks/${sub.id}`,
+      headers: auth,
+      payload: { events: ['price.changed', 'stock.changed'], description: null },
+    });
     expect(patched.json()).toMatchObject({ events: ['price.changed', 'stock.changed'], description: null });
 
     const tested = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/test`, headers: auth });
@@ -63,36 +109,75 @@ describe('webhooks API (local targets allowed)', () => {
       deliveries = (await app.inject({ url: `/api/v1/webhooks/${sub.id}/deliveries`, headers: auth })).json().data;
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(deliveries[0]).toMatchObject({ event_type: 'webhook.test', status: 'delivered', attempts: 1, response_code: 204, id: receiver.received[0]!.id });
+    expect(deliveries[0]).toMatchObject({
+      event_type: 'webhook.test',
+      status: 'delivered',
+      attempts: 1,
+      response_code: 204,
+      id: receiver.received[0]!.id,
+    });
     expect(deliveries[0].latency_ms).toEqual(expect.any(Number));
 
-    expect((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${sub.id}`, headers: auth })).statusCode).toBe(204);
+    expect((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${sub.id}`, headers: auth })).statusCode).toBe(
+      204,
+    );
     expectProblem(await app.inject({ url: `/api/v1/webhooks/${sub.id}`, headers: auth }), 404, 'route_not_found');
   });
 
   it('feeds observations from app.alerts to the subscription', async () => {
-    const created = (await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: { url: receiver.url, events: ['price.changed'] } })).json();
+    const created = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: auth,
+        payload: { url: receiver.url, events: ['price.changed'] },
+      })
+    ).json();
     receiver.setSecret(created.secret);
     const before = receiver.messages().length;
     const at = (n: number) => new Date(Date.parse('2026-11-24T00:00:00Z') + n * 60_000);
-    for (const [n, amount] of [[1, 50], [2, 60]] as const) {
+    for (const [n, amount] of [
+      [1, 50],
+      [2, 60],
+    ] as const) {
       app.alerts.handleObservations({
         operation: 'resale-a.product',
         marketplace: 'resale-a',
         lookupId: 'p1',
         products: [],
         variants: [],
-        prices: [{ marketplace: 'resale-a', operation: 'resale-a.product', productId: 'p1', size: null, condition: null, kind: 'lowest_ask', amount, currency: 'EUR', country: 'DE', inStock: null, observedAt: at(n) }],
+        prices: [
+          {
+            marketplace: 'resale-a',
+            operation: 'resale-a.product',
+            productId: 'p1',
+            size: null,
+            condition: null,
+            kind: 'lowest_ask',
+            amount,
+            currency: 'EUR',
+            country: 'DE',
+            inStock: null,
+            observedAt: at(n),
+          },
+        ],
         observedAt: at(n),
       });
     }
     await receiver.waitFor(before + 1);
-    expect(receiver.messages().at(-1)).toMatchObject({ type: 'price.changed', data: { old: 50, new: 60, currency: 'EUR', size: null, name: null } });
+    expect(receiver.messages().at(-1)).toMatchObject({
+      type: 'price.changed',
+      data: { old: 50, new: 60, currency: 'EUR', size: null, name: null },
+    });
   });
 
   it('400 invalid_parameter naming the parameter for bad input', async () => {
     const bad = async (payload: unknown, param: string) => {
-      const body = expectProblem(await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: payload as object }), 400, 'invalid_parameter');
+      const body = expectProblem(
+        await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: payload as object }),
+        400,
+        'invalid_parameter',
+      );
       expect(JSON.stringify(body.errors)).toContain(param);
     };
     await bad({ url: receiver.url, events: ['price.exploded'] }, 'events');
@@ -101,7 +186,15 @@ describe('webhooks API (local targets allowed)', () => {
     await bad({ url: 'ftp://example.com/x', events: ['price.changed'] }, 'url');
     await bad({ url: receiver.url, events: ['price.changed'], filter: { min_change_pct: -1 } }, 'filter');
     await bad({ url: receiver.url, events: ['price.changed'], filter: { colour: 'red' } }, 'colour');
-    expectProblem(await app.inject({ method: 'POST', url: '/api/v1/webhooks', payload: { url: receiver.url, events: ['price.changed'] } }), 401, 'missing_api_key');
+    expectProblem(
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        payload: { url: receiver.url, events: ['price.changed'] },
+      }),
+      401,
+      'missing_api_key',
+    );
   });
 });
 
@@ -124,7 +217,16 @@ describe('webhook target safety (defaults: https only, no private addresses)', (
     ['https://localhost/hook', /resolves to (127\.0\.0\.1|::1)/],
     ['http://example.com/hook', /https/],
   ])('refuses %s at creation', async (url, why) => {
-    const body = expectProblem(await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: { url, events: ['price.changed'] } }), 400, 'invalid_parameter');
+    const body = expectProblem(
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: auth,
+        payload: { url, events: ['price.changed'] },
+      }),
+      400,
+      'invalid_parameter',
+    );
     expect(body.errors[0].param).toBe('url');
     expect(body.errors[0].message).toMatch(why);
   });

@@ -18,7 +18,21 @@ function observed(n: number, amount: number): ObservationBatch {
     lookupId: 'p1',
     products: [],
     variants: [],
-    prices: [{ marketplace: 'resale-a', operation: 'resale-a.product', productId: 'p1', size: '10', condition: null, kind: 'lowest_ask', amount, currency: 'USD', country: 'US', inStock: null, observedAt }],
+    prices: [
+      {
+        marketplace: 'resale-a',
+        operation: 'resale-a.product',
+        productId: 'p1',
+        size: '10',
+        condition: null,
+        kind: 'lowest_ask',
+        amount,
+        currency: 'USD',
+        country: 'US',
+        inStock: null,
+        observedAt,
+      },
+    ],
     observedAt,
   };
 }
@@ -33,7 +47,13 @@ describe.skipIf(!redisAvailable || !postgresAvailable)('two instances on Redis a
   beforeAll(async () => {
     receiver = await startReceiver();
     database = await createTestDatabase('postgres');
-    const env = { ...database.env, MARKETLENS_REDIS_URL: TEST_REDIS_URL, MARKETLENS_REDIS_PREFIX: prefix, MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true', MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true' };
+    const env = {
+      ...database.env,
+      MARKETLENS_REDIS_URL: TEST_REDIS_URL,
+      MARKETLENS_REDIS_PREFIX: prefix,
+      MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true',
+      MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true',
+    };
     const deps = { alerts: { timing: { baseDelayMs: 40, pollMs: 20 } } };
     a = await testApp(env, deps);
     b = await testApp(env, deps);
@@ -47,7 +67,12 @@ describe.skipIf(!redisAvailable || !postgresAvailable)('two instances on Redis a
   });
 
   it('each event is delivered once', async () => {
-    const created = await a.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: { url: receiver.url, events: ['price.changed'] } });
+    const created = await a.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth,
+      payload: { url: receiver.url, events: ['price.changed'] },
+    });
     expect(created.statusCode, created.body).toBe(201);
     receiver.setSecret(created.json().secret);
     // The other instance sees the subscription too (one database).
@@ -57,7 +82,8 @@ describe.skipIf(!redisAvailable || !postgresAvailable)('two instances on Redis a
       a.alerts.handleObservations(observed(n, amount));
       b.alerts.handleObservations(observed(n, amount));
     });
-    for (let i = 0; i < 3; i++) await b.inject({ method: 'POST', url: `/api/v1/webhooks/${created.json().id}/test`, headers: auth });
+    for (let i = 0; i < 3; i++)
+      await b.inject({ method: 'POST', url: `/api/v1/webhooks/${created.json().id}/test`, headers: auth });
     await receiver.waitFor(amounts.length - 1 + 3);
     await new Promise((r) => setTimeout(r, 400));
     const got = receiver.messages();

@@ -53,7 +53,9 @@ export async function startChild<T>(file: URL, env: Record<string, string> = {})
 }
 
 /** In a child: answers `type` messages with `handler`'s result (or its error). */
-export function serveMessages(handlers: Record<string, (m: any) => Promise<Record<string, unknown>> | Record<string, unknown>>): void {
+export function serveMessages(
+  handlers: Record<string, (m: any) => Promise<Record<string, unknown>> | Record<string, unknown>>,
+): void {
   process.on('message', async (m: any) => {
     const h = handlers[m?.type];
     if (!h) return;

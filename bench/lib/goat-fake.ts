@@ -3,7 +3,8 @@ import type { FakeUpstream } from '../../test/support/fake-upstream.js';
 import { captureOr } from './payloads.js';
 
 /** Which payload the fake serves: the real capture when ../shared is there, else the repo fixture. */
-export const goatPayload = () => captureOr('goat/dewuapiparser_goat_1341930_buy_bar_data.json', 'resale-b/buy-bar-data.json');
+export const goatPayload = () =>
+  captureOr('goat/dewuapiparser_goat_1341930_buy_bar_data.json', 'resale-b/buy-bar-data.json');
 
 export async function startGoatFake(fake: FakeUpstream): Promise<FakeUpstream> {
   await fake.start();

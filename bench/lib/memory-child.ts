@@ -25,7 +25,14 @@ const fake = await new FakeUpstream().start();
 const buyBar = captureOr('goat/dewuapiparser_goat_1341930_buy_bar_data.json', 'resale-b/buy-bar-data.json');
 fake.serve('/', '<html><head><title>GOAT</title></head><body></body></html>');
 fake.serve('/web-api/v1/product_variants/buy_bar_data', buyBar.value, { type: 'application/json' });
-const app = await buildApp({ config: testConfig(benchEnv(fake.origin, { MARKETLENS_CACHE_MAX_BYTES: String(cacheMb * 1024 * 1024), MARKETLENS_DEADLINE_MS: String(deadlineMs) })) });
+const app = await buildApp({
+  config: testConfig(
+    benchEnv(fake.origin, {
+      MARKETLENS_CACHE_MAX_BYTES: String(cacheMb * 1024 * 1024),
+      MARKETLENS_DEADLINE_MS: String(deadlineMs),
+    }),
+  ),
+});
 await app.ready();
 // The fake keeps a log of every request; the bench does not need it and it would grow with the lookups.
 fake.requests.push = () => 0;
@@ -66,7 +73,9 @@ for (const k of Object.keys(statuses)) delete statuses[k];
 let fresh = filled + 1;
 const residentFrom = filled - Math.floor(capacity * 0.8);
 const t1 = performance.now();
-await run(lookups, (i) => (i % 10 === 9 ? ++fresh : residentFrom + Math.floor(Math.random() * (filled - residentFrom))));
+await run(lookups, (i) =>
+  i % 10 === 9 ? ++fresh : residentFrom + Math.floor(Math.random() * (filled - residentFrom)),
+);
 const lookupsMs = performance.now() - t1;
 const afterLookups = memory(false);
 const afterGc = memory(true);
@@ -86,8 +95,20 @@ process.send!({
   deadline_ms: deadlineMs,
   fill_s: fillMs / 1000,
   lookups_s: lookupsMs / 1000,
-  rss: { at_start: atStart.rss, after_app_start: afterStart.rss, after_fill: afterFill.rss, after_lookups: afterLookups.rss, after_lookups_gc: afterGc.rss, after_deadlines_gc: settled.rss },
-  heap_used: { after_app_start: afterStart.heapUsed, after_fill: afterFill.heapUsed, after_lookups_gc: afterGc.heapUsed, after_deadlines_gc: settled.heapUsed },
+  rss: {
+    at_start: atStart.rss,
+    after_app_start: afterStart.rss,
+    after_fill: afterFill.rss,
+    after_lookups: afterLookups.rss,
+    after_lookups_gc: afterGc.rss,
+    after_deadlines_gc: settled.rss,
+  },
+  heap_used: {
+    after_app_start: afterStart.heapUsed,
+    after_fill: afterFill.heapUsed,
+    after_lookups_gc: afterGc.heapUsed,
+    after_deadlines_gc: settled.heapUsed,
+  },
 });
 await app.close();
 await fake.stop();

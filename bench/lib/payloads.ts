@@ -32,7 +32,9 @@ export interface Sourced<T = string> {
 /** The capture when present, else the fixture; `source` says which. */
 export function captureOr(captureRel: string, fixtureRel: string): Sourced {
   const c = capture(captureRel);
-  return c !== undefined ? { source: `capture ${captureRel}`, value: c } : { source: `fixture ${fixtureRel}`, value: fixture(fixtureRel) };
+  return c !== undefined
+    ? { source: `capture ${captureRel}`, value: c }
+    : { source: `fixture ${fixtureRel}`, value: fixture(fixtureRel) };
 }
 
 /** GOAT's product page (Next.js pages router) around a product template, as test/resale-b.test.ts builds it. */
@@ -86,7 +88,9 @@ export function largeWatchPage(targetBytes = 665_000): Sourced {
     source = 'synthetic from fixture watchmarket/search-2026-page1.html';
   }
   const id = /--id(\d+)\.htm/.exec(card)?.[1];
-  const cards = Array.from({ length: 60 }, (_, n) => (id ? card.replaceAll(id, String(90_000_000 + n)) : card)).join('');
+  const cards = Array.from({ length: 60 }, (_, n) => (id ? card.replaceAll(id, String(90_000_000 + n)) : card)).join(
+    '',
+  );
   const filler = '<li class="mega-menu-item"><a href="/rolex/index.htm" class="link">Rolex</a></li>\n';
   const body = `<body>${before}${cards}${tail}`;
   let menu = '';

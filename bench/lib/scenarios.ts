@@ -91,21 +91,41 @@ export function scenarios(): Scenario[] {
     {
       op: 'watchmarket.finder',
       env: null,
-      candidates: [{ source: 'shipped catalog (no upstream request)', setup: () => {}, url: '/api/v2/finder/watchmarket-search?query=dial' }],
+      candidates: [
+        {
+          source: 'shipped catalog (no upstream request)',
+          setup: () => {},
+          url: '/api/v2/finder/watchmarket-search?query=dial',
+        },
+      ],
     },
     {
       // `query=a` matches most groups, the 545 brands and ~160 countries included: the finder's biggest answer.
       op: 'watchmarket.finder',
       label: 'watchmarket.finder query=a',
       env: null,
-      candidates: [{ source: 'shipped catalog, every big group whole', setup: () => {}, url: '/api/v2/finder/watchmarket-search?query=a' }],
+      candidates: [
+        {
+          source: 'shipped catalog, every big group whole',
+          setup: () => {},
+          url: '/api/v2/finder/watchmarket-search?query=a',
+        },
+      ],
     },
     {
       op: 'watchmarket.search',
       env: 'WATCHMARKET',
       candidates: [
-        { source: `${big.source}, ${Math.round(big.value.length / 1000)} KB`, setup: withHome((f) => f.serve('/search/index.htm', big.value)), url: searchUrl },
-        { source: 'fixture watchmarket/search-2026-page1.html', setup: withHome((f) => f.serve('/search/index.htm', fixture('watchmarket/search-2026-page1.html'))), url: searchUrl },
+        {
+          source: `${big.source}, ${Math.round(big.value.length / 1000)} KB`,
+          setup: withHome((f) => f.serve('/search/index.htm', big.value)),
+          url: searchUrl,
+        },
+        {
+          source: 'fixture watchmarket/search-2026-page1.html',
+          setup: withHome((f) => f.serve('/search/index.htm', fixture('watchmarket/search-2026-page1.html'))),
+          url: searchUrl,
+        },
       ],
     },
     {
@@ -113,9 +133,19 @@ export function scenarios(): Scenario[] {
       env: 'RESALE_A',
       candidates: [
         ...(browse
-          ? [{ source: 'capture stockx/lucaschevrier_browse-adidas-yeezy-boost-test.json', setup: withHome((f) => stockxGraphql(f, { Browse: asGraphqlAnswer(browse) })), url: '/api/v1/scraper/resale-a/search?query=yeezy%20boost' }]
+          ? [
+              {
+                source: 'capture stockx/lucaschevrier_browse-adidas-yeezy-boost-test.json',
+                setup: withHome((f) => stockxGraphql(f, { Browse: asGraphqlAnswer(browse) })),
+                url: '/api/v1/scraper/resale-a/search?query=yeezy%20boost',
+              },
+            ]
           : []),
-        { source: 'fixture resale-a/search-response.json', setup: withHome((f) => stockxGraphql(f, { Browse: fixture('resale-a/search-response.json') })), url: '/api/v1/scraper/resale-a/search?query=marketlens%20court' },
+        {
+          source: 'fixture resale-a/search-response.json',
+          setup: withHome((f) => stockxGraphql(f, { Browse: fixture('resale-a/search-response.json') })),
+          url: '/api/v1/scraper/resale-a/search?query=marketlens%20court',
+        },
       ],
     },
     {
@@ -138,7 +168,9 @@ export function scenarios(): Scenario[] {
       candidates: [
         {
           source: buyBar.source,
-          setup: withHome((f) => f.serve('/web-api/v1/product_variants/buy_bar_data', buyBar.value, { type: 'application/json' })),
+          setup: withHome((f) =>
+            f.serve('/web-api/v1/product_variants/buy_bar_data', buyBar.value, { type: 'application/json' }),
+          ),
           url: '/api/v1/scraper/resale-b/prices?query=1341930',
         },
       ],
@@ -147,8 +179,18 @@ export function scenarios(): Scenario[] {
       op: 'resale-b.product',
       env: 'RESALE_B',
       candidates: [
-        ...(goatTemplate ? [goatProductCandidate({ source: 'capture goat/dewuapiparser_goat_1341930_productTemplate.json (in a Next.js page)', value: goatTemplate })] : []),
-        goatProductCandidate({ source: 'fixture resale-b/product-template.json (in a Next.js page)', value: fixture('resale-b/product-template.json') }),
+        ...(goatTemplate
+          ? [
+              goatProductCandidate({
+                source: 'capture goat/dewuapiparser_goat_1341930_productTemplate.json (in a Next.js page)',
+                value: goatTemplate,
+              }),
+            ]
+          : []),
+        goatProductCandidate({
+          source: 'fixture resale-b/product-template.json (in a Next.js page)',
+          value: fixture('resale-b/product-template.json'),
+        }),
       ],
     },
     {
@@ -165,7 +207,9 @@ export function scenarios(): Scenario[] {
     {
       op: 'electronics.product',
       env: 'ELECTRONICS',
-      candidates: ['page-initializer.html', 'page-component-json.html', 'page-apollo-rehydrate.html'].map(electronicsCandidate),
+      candidates: ['page-initializer.html', 'page-component-json.html', 'page-apollo-rehydrate.html'].map(
+        electronicsCandidate,
+      ),
     },
   ];
 }

@@ -24,9 +24,14 @@ const fakeOrigin = process.env.BENCH_FAKE_ORIGIN ?? fake!.origin;
 const overrides = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Record<string, string>;
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
 // A (very high) rate limit on the key keeps the limiter in the path, as in a deployment.
-const config = testConfig(benchEnv(fakeOrigin, { MARKETLENS_LOG_LEVEL: logLevel, MARKETLENS_RATE_LIMIT: '1000000000/min', ...overrides }));
+const config = testConfig(
+  benchEnv(fakeOrigin, { MARKETLENS_LOG_LEVEL: logLevel, MARKETLENS_RATE_LIMIT: '1000000000/min', ...overrides }),
+);
 // Request logs are written (the production default is info) but to /dev/null, not into the bench's output.
-const app = await buildApp({ config, logStream: pino.destination({ dest: '/dev/null', sync: false }) as unknown as NodeJS.WritableStream });
+const app = await buildApp({
+  config,
+  logStream: pino.destination({ dest: '/dev/null', sync: false }) as unknown as NodeJS.WritableStream,
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -43,7 +48,9 @@ const bareBase = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port
 
 serveMessages({
   rss: () => memory(true),
-  key: async (m: { rate: string }) => ({ key: (await app.marketlens.keys.create('bench-limited', { rate_limit: m.rate })).key }),
+  key: async (m: { rate: string }) => ({
+    key: (await app.marketlens.keys.create('bench-limited', { rate_limit: m.rate })).key,
+  }),
   stop: async () => {
     await app.close();
     await bare.close();

@@ -11,7 +11,11 @@ import { backoffMs } from './worker.js';
 describe('signatures', () => {
   it('verify with the standardwebhooks package, and fail for another secret or a changed body', () => {
     const secret = generateSecret();
-    const body = JSON.stringify({ type: 'price.changed', timestamp: '2026-11-24T00:00:00.000Z', data: { old: 1, new: 2 } });
+    const body = JSON.stringify({
+      type: 'price.changed',
+      timestamp: '2026-11-24T00:00:00.000Z',
+      data: { old: 1, new: 2 },
+    });
     const now = Math.floor(Date.now() / 1000);
     const headers = signatureHeaders(secret, 'msg_1', now, body);
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -19,12 +23,33 @@ describe('signatures', () => {
     expect(() => new Webhook(generateSecret()).verify(body, { ...headers })).toThrow();
     expect(() => new Webhook(secret).verify(body.replace('"new":2', '"new":3'), { ...headers })).toThrow();
     // Receivers refuse stale timestamps (replays): the header is the send time, not the event's.
-    expect(() => new Webhook(secret).verify(body, { ...signatureHeaders(secret, 'msg_1', now - 3600, body) })).toThrow();
+    expect(() =>
+      new Webhook(secret).verify(body, { ...signatureHeaders(secret, 'msg_1', now - 3600, body) }),
+    ).toThrow();
   });
 });
 
 describe('refused addresses', () => {
-  it.each(['127.0.0.1', '127.8.9.1', '::1', '[::1]', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::', 'fe80::1', 'fd00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '224.0.0.1', 'not-an-ip'])('%s is refused', (a) => {
+  it.each([
+    '127.0.0.1',
+    '127.8.9.1',
+    '::1',
+    '[::1]',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '224.0.0.1',
+    'not-an-ip',
+  ])('%s is refused', (a) => {
     expect(isBlockedAddress(a)).toBe(true);
   });
   it.each(['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '172.32.0.1'])('%s is allowed', (a) => {
@@ -34,7 +59,9 @@ describe('refused addresses', () => {
     expect(() => parseTargetUrl('http://127.0.0.1:9/x', { allowHttp: true, allowPrivate: false })).toThrow(/loopback/);
     expect(() => parseTargetUrl('http://127.0.0.1:9/x', { allowHttp: false, allowPrivate: true })).toThrow(/https/);
     expect(parseTargetUrl('http://127.0.0.1:9/x', { allowHttp: true, allowPrivate: true }).port).toBe('9');
-    expect(() => parseTargetUrl('https://user:pw@example.com/', { allowHttp: false, allowPrivate: false })).toThrow(/user information/);
+    expect(() => parseTargetUrl('https://user:pw@example.com/', { allowHttp: false, allowPrivate: false })).toThrow(
+      /user information/,
+    );
   });
 });
 
@@ -42,7 +69,15 @@ describe('Discord and Slack', () => {
   const payload = JSON.stringify({
     type: 'price.changed',
     timestamp: '2026-11-24T00:00:00.000Z',
-    data: { name: 'Air Jordan 1 Chicago', size: '10', old: 300, new: 270, change_pct: -10, currency: 'USD', url: 'https://www.goat.com/sneakers/x' },
+    data: {
+      name: 'Air Jordan 1 Chicago',
+      size: '10',
+      old: 300,
+      new: 270,
+      change_pct: -10,
+      currency: 'USD',
+      url: 'https://www.goat.com/sneakers/x',
+    },
   });
   it('recognises their incoming-webhook URLs only', () => {
     expect(chatTarget(new URL('https://discord.com/api/webhooks/1/abc'))).toBe('discord');
@@ -53,8 +88,12 @@ describe('Discord and Slack', () => {
   });
   it('sends one short line: product, size, old → new, link', () => {
     const line = 'Air Jordan 1 Chicago size 10: 300 USD → 270 USD (-10 %) https://www.goat.com/sneakers/x';
-    expect(JSON.parse(bodyFor(new URL('https://discord.com/api/webhooks/1/abc'), payload))).toEqual({ content: `[price.changed] ${line}` });
-    expect(JSON.parse(bodyFor(new URL('https://hooks.slack.com/services/T/B/x'), payload))).toEqual({ text: `[price.changed] ${line}` });
+    expect(JSON.parse(bodyFor(new URL('https://discord.com/api/webhooks/1/abc'), payload))).toEqual({
+      content: `[price.changed] ${line}`,
+    });
+    expect(JSON.parse(bodyFor(new URL('https://hooks.slack.com/services/T/B/x'), payload))).toEqual({
+      text: `[price.changed] ${line}`,
+    });
     expect(bodyFor(new URL('https://example.com/hook'), payload)).toBe(payload);
   });
 });

@@ -30,7 +30,11 @@ export function summaryLine(message: WebhookMessage): string {
       what = `${money(d.old)} → ${money(d.new)} (${message.type === 'price.below' ? 'below' : 'above'} ${d.threshold})`;
       break;
     case 'stock.changed':
-      what = d.in_stock ? (typeof d.price === 'number' ? `back in stock at ${money(d.price)}` : 'back in stock') : 'sold out';
+      what = d.in_stock
+        ? typeof d.price === 'number'
+          ? `back in stock at ${money(d.price)}`
+          : 'back in stock'
+        : 'sold out';
       break;
     case 'listing.new':
       what = `new listing ${d.listing_id} in ${d.search}`;

@@ -33,7 +33,11 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
     return 2;
   }
   const store = await openStore(config, undefined, { poolSize: 1 });
-  const alerts = new AlertEngine({ db: store.db as unknown as Kysely<AlertTables>, policy: config.webhooks, log: { warn: () => undefined, error: (o, m) => console.error(m, o) } });
+  const alerts = new AlertEngine({
+    db: store.db as unknown as Kysely<AlertTables>,
+    policy: config.webhooks,
+    log: { warn: () => undefined, error: (o, m) => console.error(m, o) },
+  });
   try {
     if (sub === 'list') {
       const rows = (await alerts.subscriptions.list(null)).map((s) => ({
@@ -52,10 +56,15 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
     if (sub === 'add') {
       const url = parseTargetUrl(positional[0]!, config.webhooks);
       await assertResolvable(url, config.webhooks);
-      const events = (flag('events') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+      const events = (flag('events') ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean);
       const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
       if (events.length === 0 || unknown.length > 0) {
-        console.error(`--events must list event types (${EVENT_TYPES.join(', ')})${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
+        console.error(
+          `--events must list event types (${EVENT_TYPES.join(', ')})${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+        );
         return 2;
       }
       let filterJson: unknown;
@@ -67,7 +76,9 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
       }
       const filter = filterSchema.safeParse(filterJson);
       if (!filter.success) {
-        console.error(`--filter: ${filter.error.issues.map((i) => `${i.path.join('.') || 'filter'}: ${i.message}`).join('; ')}`);
+        console.error(
+          `--filter: ${filter.error.issues.map((i) => `${i.path.join('.') || 'filter'}: ${i.message}`).join('; ')}`,
+        );
         return 2;
       }
       const created = await alerts.subscriptions.create(flag('key') ?? OPERATOR, {
@@ -76,7 +87,13 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
         filter: normaliseFilter(filter.data),
         description: flag('description') ?? null,
       });
-      console.log(JSON.stringify({ id: created.id, owner: created.keyId, url: created.url, events: created.events, secret: created.secret }, null, 2));
+      console.log(
+        JSON.stringify(
+          { id: created.id, owner: created.keyId, url: created.url, events: created.events, secret: created.secret },
+          null,
+          2,
+        ),
+      );
       console.error('Store the secret now: receivers verify signatures with it, and it is not shown again.');
       return 0;
     }
@@ -96,7 +113,8 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
     const deadline = Date.now() + TEST_WAIT_MS;
     for (;;) {
       const [latest] = await alerts.queue.list(found.id, 1);
-      const done = latest && latest.event_type === 'webhook.test' && latest.attempts > 0 && latest.status !== 'inflight';
+      const done =
+        latest && latest.event_type === 'webhook.test' && latest.attempts > 0 && latest.status !== 'inflight';
       if (done || Date.now() > deadline) {
         console.log(JSON.stringify(latest ?? null, null, 2));
         return latest?.status === 'delivered' ? 0 : 1;

@@ -3,7 +3,13 @@
  * the changes it reveals, each detected once across instances (state.ts). The first sighting of a price is a
  * baseline (no price.changed), but it can cross a threshold (price.first, matched in match.ts).
  */
-import type { ObservationBatch, ObservedPrice, ObservedProduct, ObservedStock, PriceKind } from '../history/observation.js';
+import type {
+  ObservationBatch,
+  ObservedPrice,
+  ObservedProduct,
+  ObservedStock,
+  PriceKind,
+} from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
 import type { DetectedEvent, PriceContext, StockContext } from './events.js';
 import type { AlertState } from './state.js';
@@ -19,34 +25,59 @@ export async function detectChanges(batch: ObservationBatch, state: AlertState):
   for (const price of batch.prices) {
     const at = price.observedAt.getTime();
     const next: PriceValue = { amount: price.amount, inStock: price.inStock };
-    const swap = await state.swap<PriceValue>(priceKey(price), next, at, (a, b) => a.amount === b.amount && a.inStock === b.inStock);
+    const swap = await state.swap<PriceValue>(
+      priceKey(price),
+      next,
+      at,
+      (a, b) => a.amount === b.amount && a.inStock === b.inStock,
+    );
     if (!swap.changed) continue;
     const context = priceContext(price, products.get(price.productId));
     if (swap.old === null) {
       events.push({ type: 'price.first', context, new: price.amount });
       continue;
     }
-    if (swap.old.amount !== price.amount) events.push({ type: 'price.changed', context, old: swap.old.amount, new: price.amount });
+    if (swap.old.amount !== price.amount)
+      events.push({ type: 'price.changed', context, old: swap.old.amount, new: price.amount });
   }
   // Stock once per size and condition (not once per price kind that carries it), including entries without a price.
   for (const stock of batch.stock ?? stockFromPrices(batch.prices)) {
-    const swap = await state.swap<boolean>(stockKey(stock), stock.inStock, stock.observedAt.getTime(), (a, b) => a === b);
+    const swap = await state.swap<boolean>(
+      stockKey(stock),
+      stock.inStock,
+      stock.observedAt.getTime(),
+      (a, b) => a === b,
+    );
     if (!swap.changed || swap.old === null) continue;
     const price = stockPrice(batch.prices, stock);
-    const context = price ? priceContext(price, products.get(price.productId)) : priceContext({ ...stock, kind: null, currency: null }, products.get(stock.productId));
+    const context = price
+      ? priceContext(price, products.get(price.productId))
+      : priceContext({ ...stock, kind: null, currency: null }, products.get(stock.productId));
     events.push({ type: 'stock.changed', context, inStock: stock.inStock, price: price?.amount ?? null });
   }
   if (batch.listingIds) {
     const at = batch.observedAt.getTime();
     const ids = [...new Set(batch.listingIds)].sort();
     const key = `listings|${batch.marketplace}|${batch.operation}|${batch.lookupId}`;
-    const swap = await state.swap<string[]>(key, ids, at, (a, b) => a.length === b.length && a.every((x, i) => x === b[i]));
+    const swap = await state.swap<string[]>(
+      key,
+      ids,
+      at,
+      (a, b) => a.length === b.length && a.every((x, i) => x === b[i]),
+    );
     if (swap.changed && swap.old !== null) {
       const before = new Set(swap.old);
       const now = new Set(ids);
-      const base = { marketplace: batch.marketplace, operation: batch.operation, search: batch.lookupId, observed_at: batch.observedAt.toISOString() };
-      for (const id of ids) if (!before.has(id)) events.push({ type: 'listing.new', data: { ...base, listing_id: id } });
-      for (const id of swap.old) if (!now.has(id)) events.push({ type: 'listing.removed', data: { ...base, listing_id: id } });
+      const base = {
+        marketplace: batch.marketplace,
+        operation: batch.operation,
+        search: batch.lookupId,
+        observed_at: batch.observedAt.toISOString(),
+      };
+      for (const id of ids)
+        if (!before.has(id)) events.push({ type: 'listing.new', data: { ...base, listing_id: id } });
+      for (const id of swap.old)
+        if (!now.has(id)) events.push({ type: 'listing.removed', data: { ...base, listing_id: id } });
     }
   }
   // The operation answers again: a later format change is news again. Only a success observed after the failure
@@ -75,9 +106,19 @@ export async function detectFailure(failure: LiveFailure, state: AlertState): Pr
 }
 
 /** The price a stock event shows for its size: the lowest asking price where stated, else the best there is. */
-const STOCK_PRICE: readonly PriceKind[] = ['lowest_ask', 'lowest_price', 'current_price', 'listing_price', 'instant_ship_lowest_price', 'last_sale'];
+const STOCK_PRICE: readonly PriceKind[] = [
+  'lowest_ask',
+  'lowest_price',
+  'current_price',
+  'listing_price',
+  'instant_ship_lowest_price',
+  'last_sale',
+];
 
-type ContextSource = Pick<ObservedPrice, 'marketplace' | 'operation' | 'productId' | 'size' | 'condition' | 'country' | 'observedAt'> & {
+type ContextSource = Pick<
+  ObservedPrice,
+  'marketplace' | 'operation' | 'productId' | 'size' | 'condition' | 'country' | 'observedAt'
+> & {
   kind: PriceKind | null;
   currency: string | null;
 };
@@ -106,14 +147,25 @@ function stockFromPrices(prices: readonly ObservedPrice[]): ObservedStock[] {
   const out = new Map<string, ObservedStock>();
   for (const p of prices) {
     if (p.inStock === null) continue;
-    const s: ObservedStock = { marketplace: p.marketplace, operation: p.operation, productId: p.productId, size: p.size, condition: p.condition, country: p.country, inStock: p.inStock, observedAt: p.observedAt };
+    const s: ObservedStock = {
+      marketplace: p.marketplace,
+      operation: p.operation,
+      productId: p.productId,
+      size: p.size,
+      condition: p.condition,
+      country: p.country,
+      inStock: p.inStock,
+      observedAt: p.observedAt,
+    };
     if (!out.has(stockKey(s))) out.set(stockKey(s), s);
   }
   return [...out.values()];
 }
 
 function stockPrice(prices: readonly ObservedPrice[], s: ObservedStock): ObservedPrice | undefined {
-  const same = prices.filter((p) => p.productId === s.productId && p.size === s.size && p.condition === s.condition && p.country === s.country);
+  const same = prices.filter(
+    (p) => p.productId === s.productId && p.size === s.size && p.condition === s.condition && p.country === s.country,
+  );
   const rank = (k: PriceKind) => (STOCK_PRICE.includes(k) ? STOCK_PRICE.indexOf(k) : STOCK_PRICE.length);
   return same.sort((a, b) => rank(a.kind) - rank(b.kind))[0];
 }
@@ -123,7 +175,16 @@ function stockKey(s: ObservedStock): string {
 }
 
 function priceKey(p: ObservedPrice): string {
-  return ['price', p.marketplace, p.productId, p.size ?? '', p.kind, p.condition ?? '', p.country ?? '', p.currency].join('|');
+  return [
+    'price',
+    p.marketplace,
+    p.productId,
+    p.size ?? '',
+    p.kind,
+    p.condition ?? '',
+    p.country ?? '',
+    p.currency,
+  ].join('|');
 }
 
 function failureKey(code: string, operation: string, params: Readonly<Record<string, unknown>> | null): string {
@@ -131,5 +192,9 @@ function failureKey(code: string, operation: string, params: Readonly<Record<str
 }
 
 function stableJson(o: Readonly<Record<string, unknown>>): string {
-  return JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return JSON.stringify(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
 }

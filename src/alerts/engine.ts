@@ -57,7 +57,13 @@ export class AlertEngine {
     this.queue = new DeliveryQueue(options.db);
     this.state = new AlertState(options.db);
     this.sender = options.sender ?? createSender(options.policy, options.timeoutMs ?? 10_000);
-    this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, { ...DEFAULT_TIMING, ...options.timing }, options.log);
+    this.worker = new DeliveryWorker(
+      this.queue,
+      this.subscriptions,
+      this.sender,
+      { ...DEFAULT_TIMING, ...options.timing },
+      options.log,
+    );
   }
 
   /** Starts delivering (claiming due deliveries, including those left by a previous run). */
@@ -89,7 +95,10 @@ export class AlertEngine {
     const message: WebhookMessage = {
       type: TEST_EVENT,
       timestamp: new Date().toISOString(),
-      data: { subscription_id: sub.id, message: 'Test delivery from marketlens: your endpoint is reachable and verifies signatures.' },
+      data: {
+        subscription_id: sub.id,
+        message: 'Test delivery from marketlens: your endpoint is reachable and verifies signatures.',
+      },
     };
     await this.queue.enqueue([{ subscriptionId: sub.id, eventType: TEST_EVENT, payload: JSON.stringify(message) }]);
     this.worker.wake();
@@ -97,7 +106,8 @@ export class AlertEngine {
 
   private enqueueWork(detect: Work): void {
     this.pending.push(detect);
-    if (this.pending.length === BACKLOG_WARN) this.log.warn({ backlog: this.pending.length }, 'alert detection is falling behind');
+    if (this.pending.length === BACKLOG_WARN)
+      this.log.warn({ backlog: this.pending.length }, 'alert detection is falling behind');
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
 
@@ -123,7 +133,10 @@ export class AlertEngine {
           break;
         } catch (e) {
           if (attempt < GROUP_ATTEMPTS) continue;
-          this.log.error({ err: e, observations: group.length }, 'alert detection failed; these observations were skipped');
+          this.log.error(
+            { err: e, observations: group.length },
+            'alert detection failed; these observations were skipped',
+          );
           break;
         }
       }
@@ -136,7 +149,8 @@ export class AlertEngine {
     const queued: QueuedMessage[] = [];
     for (const event of events) {
       for (const sub of index.candidates(event)) {
-        for (const m of messagesFor(event, sub, now)) queued.push({ subscriptionId: sub.id, eventType: m.type, payload: JSON.stringify(m) });
+        for (const m of messagesFor(event, sub, now))
+          queued.push({ subscriptionId: sub.id, eventType: m.type, payload: JSON.stringify(m) });
       }
     }
     await queue.enqueue(queued);

@@ -30,16 +30,34 @@ export const filterSchema = z
       .max(1000)
       .optional()
       .describe('Only these products: each a product id, slug or SKU (case-insensitive)'),
-    sizes: z.array(z.string().trim().min(1).max(20)).min(1).max(100).optional().describe('Only these size labels, as the marketplace shows them'),
+    sizes: z
+      .array(z.string().trim().min(1).max(20))
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only these size labels, as the marketplace shows them'),
     countries: z
       .array(z.string().regex(/^[A-Za-z]{2}$/, 'expected ISO 3166-1 alpha-2 codes'))
       .min(1)
       .optional()
       .describe('Only prices observed for these countries (ISO 3166-1 alpha-2)'),
     kinds: z.array(z.enum(PRICE_KINDS)).min(1).optional().describe('Only these price kinds'),
-    min_change_pct: z.number().min(0).max(1000).optional().describe('price.changed only when |change| ≥ this percentage'),
-    below: z.number().positive().optional().describe('Threshold for price.below (major units): sent when a price falls under it'),
-    above: z.number().positive().optional().describe('Threshold for price.above (major units): sent when a price rises over it'),
+    min_change_pct: z
+      .number()
+      .min(0)
+      .max(1000)
+      .optional()
+      .describe('price.changed only when |change| ≥ this percentage'),
+    below: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Threshold for price.below (major units): sent when a price falls under it'),
+    above: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Threshold for price.above (major units): sent when a price rises over it'),
   })
   .strict()
   .meta({ id: 'WebhookFilter' });
@@ -67,7 +85,10 @@ export interface PriceContext {
 }
 
 /** A stock event's context: kind and currency are those of the size's price, null when the entry states none. */
-export type StockContext = Omit<PriceContext, 'kind' | 'currency'> & { kind: PriceKind | null; currency: string | null };
+export type StockContext = Omit<PriceContext, 'kind' | 'currency'> & {
+  kind: PriceKind | null;
+  currency: string | null;
+};
 
 export interface PriceChangedData extends PriceContext {
   old: number;

@@ -32,7 +32,12 @@ export interface AlertsDeps {
 export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Promise<AlertEngine> {
   const store = deps.store ?? (await openStore(deps.config, app.log));
   // Alerts only touch their own tables: a narrower view of the one database.
-  const engine = new AlertEngine({ db: store.db as unknown as Kysely<AlertTables>, policy: deps.config.webhooks, log: app.log, ...deps.engine });
+  const engine = new AlertEngine({
+    db: store.db as unknown as Kysely<AlertTables>,
+    policy: deps.config.webhooks,
+    log: app.log,
+    ...deps.engine,
+  });
   app.decorate('alerts', engine);
   registerWebhookRoutes(app, deps.authenticate, engine, deps.problem);
   app.addHook('onReady', async () => engine.start());

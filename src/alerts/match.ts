@@ -13,7 +13,8 @@ export interface Subscriber {
 export function messagesFor(event: DetectedEvent, sub: Subscriber, now: Date): WebhookMessage[] {
   const out: WebhookMessage[] = [];
   const wants = (t: EventType) => sub.events.includes(t);
-  const push = (type: EventType, data: object) => out.push({ type, timestamp: now.toISOString(), data: data as Record<string, unknown> });
+  const push = (type: EventType, data: object) =>
+    out.push({ type, timestamp: now.toISOString(), data: data as Record<string, unknown> });
   const f = sub.filter;
   switch (event.type) {
     case 'price.changed':

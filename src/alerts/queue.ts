@@ -49,7 +49,10 @@ export interface DeliveryRecord {
 type HeadQuery = SelectQueryBuilder<
   AlertTables & { d: AlertTables['alert_deliveries']; s: AlertTables['alert_subscriptions'] },
   'd' | 's',
-  Pick<AlertDeliveriesTable, 'seq' | 'id' | 'subscription_id' | 'event_type' | 'payload' | 'attempts' | 'status' | 'first_attempt_at'>
+  Pick<
+    AlertDeliveriesTable,
+    'seq' | 'id' | 'subscription_id' | 'event_type' | 'payload' | 'attempts' | 'status' | 'first_attempt_at'
+  >
 >;
 
 let counter = 0;
@@ -86,18 +89,26 @@ export class DeliveryQueue {
       delivered_at: null,
     }));
     // Bounded statements: both engines cap bound parameters per statement.
-    for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('alert_deliveries').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await this.db
+        .insertInto('alert_deliveries')
+        .values(rows.slice(i, i + 500))
+        .execute();
   }
 
   /** Claims up to `limit` due deliveries (at most one per subscription) for `leaseMs`. */
   async claim(limit: number, leaseMs: number, now = Date.now()): Promise<Claimed[]> {
     // Two queries rather than one OR: each walks its own index in order and stops after `limit` heads, instead of
     // testing every queued row for being its subscription's head.
-    const expired = await this.heads(limit, (q) => q.where('d.status', '=', 'inflight').where('d.locked_until', '<', now).orderBy('d.locked_until'));
+    const expired = await this.heads(limit, (q) =>
+      q.where('d.status', '=', 'inflight').where('d.locked_until', '<', now).orderBy('d.locked_until'),
+    );
     const due =
       expired.length >= limit
         ? []
-        : await this.heads(limit - expired.length, (q) => q.where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).orderBy('d.next_attempt_at'));
+        : await this.heads(limit - expired.length, (q) =>
+            q.where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).orderBy('d.next_attempt_at'),
+          );
     const candidates = [...expired, ...due];
     const claimed: Claimed[] = [];
     for (const c of candidates) {
@@ -136,7 +147,16 @@ export class DeliveryQueue {
     const base = this.db
       .selectFrom('alert_deliveries as d')
       .innerJoin('alert_subscriptions as s', 's.id', 'd.subscription_id')
-      .select(['d.seq', 'd.id', 'd.subscription_id', 'd.event_type', 'd.payload', 'd.attempts', 'd.status', 'd.first_attempt_at'])
+      .select([
+        'd.seq',
+        'd.id',
+        'd.subscription_id',
+        'd.event_type',
+        'd.payload',
+        'd.attempts',
+        'd.status',
+        'd.first_attempt_at',
+      ])
       .where('s.enabled', '=', 1)
       .where((eb) =>
         eb(
@@ -154,14 +174,24 @@ export class DeliveryQueue {
 
   /** Records an attempt's outcome; ignored when the lease was lost (the row was re-claimed after expiry). */
   async complete(claim: Claimed, outcome: Outcome, now = Date.now()): Promise<boolean> {
-    const base = { lease: null, locked_until: null, response_code: outcome.responseCode, latency_ms: outcome.latencyMs };
+    const base = {
+      lease: null,
+      locked_until: null,
+      response_code: outcome.responseCode,
+      latency_ms: outcome.latencyMs,
+    };
     const set =
       outcome.kind === 'delivered'
         ? { ...base, status: 'delivered' as const, delivered_at: now, error: null }
         : outcome.kind === 'retry'
           ? { ...base, status: 'pending' as const, next_attempt_at: outcome.nextAttemptAt, error: outcome.error }
           : { ...base, status: 'failed' as const, error: outcome.error };
-    const r = await this.db.updateTable('alert_deliveries').set(set).where('seq', '=', claim.seq).where('lease', '=', claim.lease).executeTakeFirst();
+    const r = await this.db
+      .updateTable('alert_deliveries')
+      .set(set)
+      .where('seq', '=', claim.seq)
+      .where('lease', '=', claim.lease)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 

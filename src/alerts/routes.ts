@@ -21,7 +21,12 @@ const eventsSchema = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length)
 
 const createSchema = z
   .object({
-    url: z.string().min(1).describe('Where to POST events: https (http only with MARKETLENS_WEBHOOK_ALLOW_HTTP). Discord and Slack incoming-webhook URLs get their own message format.'),
+    url: z
+      .string()
+      .min(1)
+      .describe(
+        'Where to POST events: https (http only with MARKETLENS_WEBHOOK_ALLOW_HTTP). Discord and Slack incoming-webhook URLs get their own message format.',
+      ),
     events: eventsSchema,
     filter: filterSchema.default({}),
     description: z.string().max(500).nullable().default(null),
@@ -34,7 +39,10 @@ const patchSchema = z
     events: eventsSchema.optional(),
     filter: filterSchema.optional(),
     description: z.string().max(500).nullable().optional(),
-    enabled: z.boolean().optional().describe('false pauses deliveries; true resumes a paused or auto-disabled subscription'),
+    enabled: z
+      .boolean()
+      .optional()
+      .describe('false pauses deliveries; true resumes a paused or auto-disabled subscription'),
   })
   .strict();
 
@@ -94,7 +102,12 @@ function notFound(id: string): MarketlensError {
   return new MarketlensError('route_not_found', `No webhook ${id} for this API key`);
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, alerts: AlertEngine, problem: z.ZodType): void {
+export function registerWebhookRoutes(
+  app: FastifyInstance,
+  authenticate: Hook,
+  alerts: AlertEngine,
+  problem: z.ZodType,
+): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const errors = { 400: problem, 401: problem, 403: problem, 404: problem };
   const keyId = (req: FastifyRequest) => {
@@ -124,7 +137,12 @@ export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, 
     handler: async (req, reply) => {
       const owner = keyId(req);
       const url = await checkUrl(req.body.url);
-      const sub = await alerts.subscriptions.create(owner, { url, events: req.body.events, filter: normaliseFilter(req.body.filter), description: req.body.description });
+      const sub = await alerts.subscriptions.create(owner, {
+        url,
+        events: req.body.events,
+        filter: normaliseFilter(req.body.filter),
+        description: req.body.description,
+      });
       return reply.code(201).send({ ...view(sub), secret: sub.secret });
     },
   });
@@ -143,7 +161,14 @@ export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, 
 
   r.get(`${WEBHOOKS_PATH}/:id`, {
     onRequest: authenticate,
-    schema: { operationId: 'getWebhook', tags: [TAG], summary: 'One webhook subscription', security: [{ apiKey: [] }], params: idParams, response: { 200: webhookSchema, ...errors } },
+    schema: {
+      operationId: 'getWebhook',
+      tags: [TAG],
+      summary: 'One webhook subscription',
+      security: [{ apiKey: [] }],
+      params: idParams,
+      response: { 200: webhookSchema, ...errors },
+    },
     handler: async (req) => {
       const sub = await alerts.subscriptions.get(keyId(req), req.params.id);
       if (!sub) throw notFound(req.params.id);
@@ -166,7 +191,11 @@ export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, 
       const owner = keyId(req);
       if (!(await alerts.subscriptions.get(owner, req.params.id))) throw notFound(req.params.id);
       const url = req.body.url === undefined ? undefined : await checkUrl(req.body.url);
-      const sub = await alerts.subscriptions.update(owner, req.params.id, { ...req.body, url, filter: req.body.filter && normaliseFilter(req.body.filter) });
+      const sub = await alerts.subscriptions.update(owner, req.params.id, {
+        ...req.body,
+        url,
+        filter: req.body.filter && normaliseFilter(req.body.filter),
+      });
       if (!sub) throw notFound(req.params.id);
       return view(sub);
     },
@@ -174,7 +203,14 @@ export function registerWebhookRoutes(app: FastifyInstance, authenticate: Hook, 
 
   r.delete(`${WEBHOOKS_PATH}/:id`, {
     onRequest: authenticate,
-    schema: { operationId: 'deleteWebhook', tags: [TAG], summary: 'Delete a webhook subscription and its queued deliveries', security: [{ apiKey: [] }], params: idParams, response: { 204: z.null(), ...errors } },
+    schema: {
+      operationId: 'deleteWebhook',
+      tags: [TAG],
+      summary: 'Delete a webhook subscription and its queued deliveries',
+      security: [{ apiKey: [] }],
+      params: idParams,
+      response: { 204: z.null(), ...errors },
+    },
     handler: async (req, reply) => {
       if (!(await alerts.subscriptions.remove(keyId(req), req.params.id))) throw notFound(req.params.id);
       return reply.code(204).send(null);

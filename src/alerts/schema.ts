@@ -68,7 +68,7 @@ export async function createAlertTables(db: Kysely<any>): Promise<void> {
   const ms = 'bigint';
   await db.schema
     .createTable('alert_subscriptions')
-    
+
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('key_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
@@ -85,7 +85,7 @@ export async function createAlertTables(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('alert_subscriptions_key').on('alert_subscriptions').column('key_id').execute();
   await db.schema
     .createTable('alert_state')
-    
+
     .addColumn('key', 'text', (c) => c.primaryKey())
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('observed_at', ms, (c) => c.notNull())
@@ -93,7 +93,7 @@ export async function createAlertTables(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema
     .createTable('alert_deliveries')
-    
+
     .addColumn('seq', 'text', (c) => c.primaryKey())
     .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('subscription_id', 'text', (c) => c.notNull())
@@ -112,6 +112,14 @@ export async function createAlertTables(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', ms, (c) => c.notNull())
     .addColumn('delivered_at', ms)
     .execute();
-  await db.schema.createIndex('alert_deliveries_sub_seq').on('alert_deliveries').columns(['subscription_id', 'seq']).execute();
-  await db.schema.createIndex('alert_deliveries_due').on('alert_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('alert_deliveries_sub_seq')
+    .on('alert_deliveries')
+    .columns(['subscription_id', 'seq'])
+    .execute();
+  await db.schema
+    .createIndex('alert_deliveries_due')
+    .on('alert_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
 }

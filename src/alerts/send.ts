@@ -52,7 +52,12 @@ export function createSender(policy: TargetPolicy, timeoutMs = 10_000): Sender {
         const req = lib.request(url, {
           method: 'POST',
           agent: agents[url.protocol as 'http:' | 'https:'],
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'marketlens-webhooks/1' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'marketlens-webhooks/1',
+          },
           timeout: timeoutMs,
         });
         req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
@@ -77,7 +82,14 @@ export function createSender(policy: TargetPolicy, timeoutMs = 10_000): Sender {
               : status >= 300 && status < 400
                 ? `answered ${status} (redirects are not followed)`
                 : `answered ${status}${text ? `: ${text.slice(0, MAX_ERROR_BODY)}` : ''}`;
-            resolve({ ok, retryable, status, latencyMs, retryAfterSeconds: retryAfter(res.headers['retry-after']), error });
+            resolve({
+              ok,
+              retryable,
+              status,
+              latencyMs,
+              retryAfterSeconds: retryAfter(res.headers['retry-after']),
+              error,
+            });
           });
         });
         req.end(body);

@@ -20,7 +20,11 @@ export class AlertState {
   async swap<T>(key: string, next: T, observedAt: number, equal: (a: T, b: T) => boolean): Promise<Swap<T>> {
     const value = JSON.stringify(next);
     for (let race = 0; race < MAX_RACES; race++) {
-      const row = await this.db.selectFrom('alert_state').select(['value', 'version', 'observed_at']).where('key', '=', key).executeTakeFirst();
+      const row = await this.db
+        .selectFrom('alert_state')
+        .select(['value', 'version', 'observed_at'])
+        .where('key', '=', key)
+        .executeTakeFirst();
       if (!row) {
         const inserted = await this.db
           .insertInto('alert_state')

@@ -76,7 +76,12 @@ export class Subscriptions {
     return row ? fromRow(row) : undefined;
   }
 
-  async update(keyId: string | null, id: string, patch: SubscriptionPatch, now = Date.now()): Promise<Subscription | undefined> {
+  async update(
+    keyId: string | null,
+    id: string,
+    patch: SubscriptionPatch,
+    now = Date.now(),
+  ): Promise<Subscription | undefined> {
     const set: Partial<AlertSubscriptionsTable> = { updated_at: now };
     if (patch.url !== undefined) set.url = patch.url;
     if (patch.events !== undefined) set.events = JSON.stringify(patch.events);
@@ -132,11 +137,20 @@ export class Subscriptions {
 
   /** A delivery failed: start (or continue) the failure streak; past `disableAfterMs` the subscription is disabled. */
   async recordFailure(id: string, now: number, disableAfterMs: number): Promise<void> {
-    const started = await this.db.updateTable('alert_subscriptions').set({ failing_since: now }).where('id', '=', id).where('failing_since', 'is', null).executeTakeFirst();
+    const started = await this.db
+      .updateTable('alert_subscriptions')
+      .set({ failing_since: now })
+      .where('id', '=', id)
+      .where('failing_since', 'is', null)
+      .executeTakeFirst();
     if (Number(started.numUpdatedRows) > 0) this.active = undefined;
     const disabled = await this.db
       .updateTable('alert_subscriptions')
-      .set({ enabled: 0, disabled_reason: `deliveries failed for ${Math.round(disableAfterMs / 3_600_000)} h`, updated_at: now })
+      .set({
+        enabled: 0,
+        disabled_reason: `deliveries failed for ${Math.round(disableAfterMs / 3_600_000)} h`,
+        updated_at: now,
+      })
       .where('id', '=', id)
       .where('enabled', '=', 1)
       .where('failing_since', '<=', now - disableAfterMs)
@@ -146,7 +160,12 @@ export class Subscriptions {
 
   async recordSuccess(id: string): Promise<void> {
     this.active = undefined;
-    await this.db.updateTable('alert_subscriptions').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
+    await this.db
+      .updateTable('alert_subscriptions')
+      .set({ failing_since: null })
+      .where('id', '=', id)
+      .where('failing_since', 'is not', null)
+      .execute();
   }
 }
 

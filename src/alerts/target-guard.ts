@@ -51,7 +51,11 @@ export async function assertResolvable(url: URL, policy: TargetPolicy, param = '
     throw invalidParam(param, `host ${host} does not resolve`);
   }
   const bad = addresses.find((a) => isBlockedAddress(a.address));
-  if (bad) throw invalidParam(param, `host ${host} resolves to ${bad.address}, a loopback, private, link-local or reserved address`);
+  if (bad)
+    throw invalidParam(
+      param,
+      `host ${host} resolves to ${bad.address}, a loopback, private, link-local or reserved address`,
+    );
 }
 
 export class BlockedTargetError extends Error {
@@ -69,8 +73,10 @@ export function guardedLookup(policy: TargetPolicy) {
     dnsLookup(hostname, { family: Number(options.family ?? 0), all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const bad = policy.allowPrivate ? undefined : addresses.find((a) => isBlockedAddress(a.address));
-      if (bad) return callback(new BlockedTargetError(`${hostname} resolves to the refused address ${bad.address}`), '');
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      if (bad)
+        return callback(new BlockedTargetError(`${hostname} resolves to the refused address ${bad.address}`), '');
+      if (addresses.length === 0)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
       if (options.all) return callback(null, addresses);
       return callback(null, addresses[0]!.address, addresses[0]!.family);
     });

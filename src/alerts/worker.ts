@@ -43,7 +43,11 @@ export const DEFAULT_TIMING: DeliveryTiming = {
 };
 
 /** Delay before attempt `attempts + 1`, jittered so receivers coming back are not hit by every retry at once. */
-export function backoffMs(attempts: number, timing: Pick<DeliveryTiming, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
+export function backoffMs(
+  attempts: number,
+  timing: Pick<DeliveryTiming, 'baseDelayMs' | 'maxDelayMs'>,
+  random = Math.random,
+): number {
   const raw = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, attempts - 1));
   return Math.round(raw * (0.75 + random() * 0.5));
 }
@@ -87,7 +91,10 @@ export class DeliveryWorker {
     this.stopped = true;
     clearInterval(this.timer);
     if (this.inFlight === 0) return;
-    await Promise.race([new Promise<void>((r) => (this.drained = r)), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    await Promise.race([
+      new Promise<void>((r) => (this.drained = r)),
+      new Promise((r) => setTimeout(r, waitMs).unref()),
+    ]);
   }
 
   private async tick(): Promise<void> {
@@ -126,7 +133,13 @@ export class DeliveryWorker {
     const sub = await this.subscription(c.subscriptionId);
     if (!sub) return; // deleted meanwhile: its deliveries went with it
     if (!sub.enabled) {
-      await this.queue.complete(c, { kind: 'retry', nextAttemptAt: Date.now(), responseCode: null, latencyMs: null, error: 'subscription disabled' });
+      await this.queue.complete(c, {
+        kind: 'retry',
+        nextAttemptAt: Date.now(),
+        responseCode: null,
+        latencyMs: null,
+        error: 'subscription disabled',
+      });
       return;
     }
     const body = bodyFor(new URL(sub.url), c.payload);
@@ -142,15 +155,25 @@ export class DeliveryWorker {
       const error = result.error ?? 'failed';
       outcome =
         result.retryable && !giveUp
-          ? { kind: 'retry', nextAttemptAt: now + wait, responseCode: result.status, latencyMs: result.latencyMs, error }
-          : { kind: 'failed', responseCode: result.status, latencyMs: result.latencyMs, error: result.retryable ? `gave up after ${c.attempts} attempts: ${error}` : error };
+          ? {
+              kind: 'retry',
+              nextAttemptAt: now + wait,
+              responseCode: result.status,
+              latencyMs: result.latencyMs,
+              error,
+            }
+          : {
+              kind: 'failed',
+              responseCode: result.status,
+              latencyMs: result.latencyMs,
+              error: result.retryable ? `gave up after ${c.attempts} attempts: ${error}` : error,
+            };
     }
     const recorded = await this.queue.complete(c, outcome, now);
     if (!recorded) return;
     // (failingSince from the cached row: recordFailure drops the cache when it starts a streak)
     if (outcome.kind === 'delivered') {
       if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);
-    }
-    else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
+    } else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
   }
 }

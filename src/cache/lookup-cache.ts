@@ -96,9 +96,24 @@ export class LookupCache {
     try {
       const r = await untilAborted(flight, req.deadline(), () => timeoutError(req.marketplace));
       if (joined || r.fromPeer) {
-        return { json: r.answer.json, fetchedAt: r.answer.fetchedAt, lastModified: r.answer.lastModified, cache: 'shared', missingParts: r.answer.missingParts, waitMs: performance.now() - waitStart };
+        return {
+          json: r.answer.json,
+          fetchedAt: r.answer.fetchedAt,
+          lastModified: r.answer.lastModified,
+          cache: 'shared',
+          missingParts: r.answer.missingParts,
+          waitMs: performance.now() - waitStart,
+        };
       }
-      return { json: r.answer.json, fetchedAt: r.answer.fetchedAt, lastModified: r.answer.lastModified, cache: 'miss', missingParts: r.answer.missingParts, upstreamMs: r.upstreamMs, parseMs: r.parseMs };
+      return {
+        json: r.answer.json,
+        fetchedAt: r.answer.fetchedAt,
+        lastModified: r.answer.lastModified,
+        cache: 'miss',
+        missingParts: r.answer.missingParts,
+        upstreamMs: r.upstreamMs,
+        parseMs: r.parseMs,
+      };
     } catch (e) {
       if (!(e instanceof MarketlensError) || !servesStaleOn(e.code) || this.o.staleIfErrorSeconds <= 0) throw e;
       if (maxAge === 0 || !cached) {
@@ -106,7 +121,10 @@ export class LookupCache {
         cached = (got instanceof Promise ? await got : got) ?? cached;
       }
       if (cached && Date.now() - cached.fetchedAt <= this.o.staleIfErrorSeconds * 1000) {
-        this.o.log.warn({ key: req.key, code: e.code, detail: e.message }, 'live fetch failed: serving the cached answer (stale-if-error)');
+        this.o.log.warn(
+          { key: req.key, code: e.code, detail: e.message },
+          'live fetch failed: serving the cached answer (stale-if-error)',
+        );
         return fromCache(cached, 'stale');
       }
       throw e;
@@ -117,7 +135,10 @@ export class LookupCache {
   private revalidate(req: CachedLookupRequest, stale: CachedAnswer): void {
     if (this.flights.has(req.key)) return;
     this.startFlight(req, (a) => a.fetchedAt > stale.fetchedAt).catch((e: unknown) => {
-      this.o.log.warn({ key: req.key, detail: (e as Error)?.message }, 'background refresh failed; the stale answer stays');
+      this.o.log.warn(
+        { key: req.key, detail: (e as Error)?.message },
+        'background refresh failed; the stale answer stays',
+      );
     });
   }
 
@@ -171,7 +192,12 @@ export class LookupCache {
       return r;
     } catch (e) {
       const err = e instanceof MarketlensError ? e : undefined;
-      void peers.publish(req.key, err ? { ok: false, code: err.code, message: err.message } : { ok: false, code: 'internal', message: 'the shared fetch failed' });
+      void peers.publish(
+        req.key,
+        err
+          ? { ok: false, code: err.code, message: err.message }
+          : { ok: false, code: 'internal', message: 'the shared fetch failed' },
+      );
       throw e;
     } finally {
       stopKeepAlive();
@@ -197,4 +223,3 @@ function fromCache(a: CachedAnswer, cache: 'hit' | 'stale'): LookupResult {
 function timeoutError(marketplace: string): MarketlensError {
   return new MarketlensError('upstream_timeout', `${marketplace} did not answer within the deadline`);
 }
-

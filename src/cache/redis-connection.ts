@@ -59,7 +59,11 @@ export class RedisConnection {
   get subscriber(): Redis {
     if (!this.subscriberClient) {
       // The subscriber only sends SUBSCRIBE: let it queue until connected (ioredis re-subscribes after reconnects).
-      this.subscriberClient = this.client.duplicate({ ...redisOptions(), enableOfflineQueue: true, commandTimeout: undefined });
+      this.subscriberClient = this.client.duplicate({
+        ...redisOptions(),
+        enableOfflineQueue: true,
+        commandTimeout: undefined,
+      });
       this.watch(this.subscriberClient, 'subscriber');
     }
     return this.subscriberClient;
@@ -105,7 +109,10 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([quitQuickly(this.client), this.subscriberClient ? quitQuickly(this.subscriberClient) : undefined]);
+    await Promise.all([
+      quitQuickly(this.client),
+      this.subscriberClient ? quitQuickly(this.subscriberClient) : undefined,
+    ]);
   }
 
   /** Enough timeouts close together: treat the server as down until a reconnect's ready check succeeds. */
@@ -113,7 +120,10 @@ export class RedisConnection {
     this.timeouts = [...this.timeouts.filter((t) => now - t < STALL_WINDOW_MS), now].slice(-STALL_AFTER_TIMEOUTS);
     if (this.timeouts.length < STALL_AFTER_TIMEOUTS || this.closed || this.client.status !== 'ready') return;
     this.timeouts = [];
-    this.log.error({ timeouts: STALL_AFTER_TIMEOUTS, windowMs: STALL_WINDOW_MS }, 'redis stalled (commands time out): treating it as down and reconnecting');
+    this.log.error(
+      { timeouts: STALL_AFTER_TIMEOUTS, windowMs: STALL_WINDOW_MS },
+      'redis stalled (commands time out): treating it as down and reconnecting',
+    );
     this.client.disconnect(true);
   }
 
@@ -125,7 +135,10 @@ export class RedisConnection {
     c.on('close', () => {
       if (this.closed || role !== 'commands' || !this.wasUp) return;
       this.wasUp = false;
-      this.log.error({ role }, 'redis connection lost: cache degrades to misses, rate limits follow MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR');
+      this.log.error(
+        { role },
+        'redis connection lost: cache degrades to misses, rate limits follow MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR',
+      );
     });
     // Without a listener ioredis prints every reconnect error; report them through our throttled log instead.
     c.on('error', (e: unknown) => this.reportFailure(role, e));

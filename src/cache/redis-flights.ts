@@ -144,7 +144,10 @@ export class RedisFlights {
         },
       );
     }
-    return Promise.race([this.subscribing, new Promise<boolean>((r) => setTimeout(r, SUBSCRIBE_WAIT_MS, false).unref())]);
+    return Promise.race([
+      this.subscribing,
+      new Promise<boolean>((r) => setTimeout(r, SUBSCRIBE_WAIT_MS, false).unref()),
+    ]);
   }
 
   private onMessage(channel: string, message: string): void {

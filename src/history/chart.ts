@@ -8,12 +8,25 @@ const W = 900;
 const PLOT_H = 380;
 const M = { left: 80, right: 50, top: 40, bottom: 60 };
 const LEGEND_ROW = 18;
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+const COLORS = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#7f7f7f',
+  '#bcbd22',
+];
 /** More lines than this are unreadable: the rest are named in a note instead of drawn. */
 const MAX_LINES = 10;
 
 export function seriesLabel(s: Series): string {
-  return [s.size === null ? 'all sizes' : `size ${s.size}`, s.kind.replace(/_/g, ' '), s.condition].filter(Boolean).join(' · ');
+  return [s.size === null ? 'all sizes' : `size ${s.size}`, s.kind.replace(/_/g, ' '), s.condition]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 export function renderChart(series: Series[], title: string, interval: string | undefined): string {
@@ -28,7 +41,9 @@ export function renderChart(series: Series[], title: string, interval: string | 
     `<text x="${M.left}" y="24" font-size="16" font-weight="bold">${esc(title)}</text>`,
   ];
   if (pts.length === 0) {
-    out.push(`<text x="${W / 2}" y="${H / 2 - 20}" text-anchor="middle" fill="#555">No prices recorded for this lookup in this period</text></svg>`);
+    out.push(
+      `<text x="${W / 2}" y="${H / 2 - 20}" text-anchor="middle" fill="#555">No prices recorded for this lookup in this period</text></svg>`,
+    );
     return out.join('\n');
   }
   const currencies = [...new Set(drawn.map((s) => s.currency))];
@@ -45,7 +60,9 @@ export function renderChart(series: Series[], title: string, interval: string | 
   out.push(`<line x1="${M.left}" y1="${M.top + ph}" x2="${M.left + pw}" y2="${M.top + ph}" stroke="#333"/>`);
   out.push(`<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${M.top + ph}" stroke="#333"/>`);
   for (const v of yTicks) {
-    out.push(`<line x1="${M.left}" y1="${y(v).toFixed(1)}" x2="${M.left + pw}" y2="${y(v).toFixed(1)}" stroke="#eee"/>`);
+    out.push(
+      `<line x1="${M.left}" y1="${y(v).toFixed(1)}" x2="${M.left + pw}" y2="${y(v).toFixed(1)}" stroke="#eee"/>`,
+    );
     out.push(`<text x="${M.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${esc(fmtAmount(v))}</text>`);
   }
   out.push(
@@ -55,10 +72,14 @@ export function renderChart(series: Series[], title: string, interval: string | 
   for (const t of timeTicks(t0, t1, withTime)) {
     const d = new Date(t).toISOString();
     const label = withTime ? `${d.slice(5, 10)} ${d.slice(11, 16)}` : d.slice(0, 10);
-    out.push(`<line x1="${x(t).toFixed(1)}" y1="${M.top + ph}" x2="${x(t).toFixed(1)}" y2="${M.top + ph + 5}" stroke="#333"/>`);
+    out.push(
+      `<line x1="${x(t).toFixed(1)}" y1="${M.top + ph}" x2="${x(t).toFixed(1)}" y2="${M.top + ph + 5}" stroke="#333"/>`,
+    );
     out.push(`<text x="${x(t).toFixed(1)}" y="${M.top + ph + 20}" text-anchor="middle">${label}</text>`);
   }
-  out.push(`<text x="${M.left + pw / 2}" y="${M.top + PLOT_H + 42}" text-anchor="middle" font-weight="bold">Date (UTC)</text>`);
+  out.push(
+    `<text x="${M.left + pw / 2}" y="${M.top + PLOT_H + 42}" text-anchor="middle" font-weight="bold">Date (UTC)</text>`,
+  );
 
   drawn.forEach((s, i) => {
     const color = COLORS[i % COLORS.length]!;
@@ -72,7 +93,10 @@ export function renderChart(series: Series[], title: string, interval: string | 
     out.push(`<line x1="${M.left}" y1="${ly}" x2="${M.left + 24}" y2="${ly}" stroke="${color}" stroke-width="3"/>`);
     out.push(`<text x="${M.left + 30}" y="${ly + 4}">${esc(`${seriesLabel(s)} (${s.currency})`)}</text>`);
   });
-  if (hidden > 0) out.push(`<text x="${M.left}" y="${M.top + PLOT_H + M.bottom + 8 + drawn.length * LEGEND_ROW}" fill="#555">+${hidden} more lines (filter by size or kind)</text>`);
+  if (hidden > 0)
+    out.push(
+      `<text x="${M.left}" y="${M.top + PLOT_H + M.bottom + 8 + drawn.length * LEGEND_ROW}" fill="#555">+${hidden} more lines (filter by size or kind)</text>`,
+    );
   out.push('</svg>');
   return out.join('\n');
 }

@@ -36,7 +36,8 @@ export interface RecorderStats {
   prices: number;
 }
 
-type Queued = { kind: 'result'; result: LiveResult; key: string } | { kind: 'failure'; failure: LiveFailure; key: string };
+type Queued =
+  { kind: 'result'; result: LiveResult; key: string } | { kind: 'failure'; failure: LiveFailure; key: string };
 
 const DAY_MS = 86_400_000;
 /** Which product-level price stands for the product (Retailed's product doc `price`), best first. */
@@ -137,7 +138,8 @@ export class HistoryRecorder {
         await writeBatches(trx, keyed, this.now());
         for (const item of items) {
           // A failure older than a success of the same lookup in this flush is already superseded.
-          if (item.kind === 'failure' && item.failure.at >= (lastSuccess.get(item.key) ?? 0)) await markFailure(trx, item.key, item.failure, this.now());
+          if (item.kind === 'failure' && item.failure.at >= (lastSuccess.get(item.key) ?? 0))
+            await markFailure(trx, item.key, item.failure, this.now());
         }
       });
     } catch (e) {
@@ -180,7 +182,11 @@ export class HistoryRecorder {
   }
 }
 
-async function writeBatches(db: Kysely<Database>, list: Array<{ batch: ObservationBatch; key: string }>, now: number): Promise<void> {
+async function writeBatches(
+  db: Kysely<Database>,
+  list: Array<{ batch: ObservationBatch; key: string }>,
+  now: number,
+): Promise<void> {
   if (list.length === 0) return;
   // One row per product and per variant (the latest observation wins; PostgreSQL refuses an upsert that touches a
   // row twice), every price row as it is.
@@ -193,7 +199,8 @@ async function writeBatches(db: Kysely<Database>, list: Array<{ batch: Observati
     for (const p of b.prices) {
       if (p.size !== null) continue;
       const cur = headline.get(p.productId);
-      if (HEADLINE.includes(p.kind) && (!cur || HEADLINE.indexOf(p.kind) < HEADLINE.indexOf(cur.kind))) headline.set(p.productId, p);
+      if (HEADLINE.includes(p.kind) && (!cur || HEADLINE.indexOf(p.kind) < HEADLINE.indexOf(cur.kind)))
+        headline.set(p.productId, p);
     }
     for (const p of b.products) {
       const id = `${p.marketplace}:${p.productId}`;
@@ -211,7 +218,7 @@ async function writeBatches(db: Kysely<Database>, list: Array<{ batch: Observati
         price: h?.amount ?? prev?.price ?? null,
         currency: h?.currency ?? prev?.currency ?? null,
         lookup_key: key,
-        first_seen_at: Math.min(seen, (prev?.first_seen_at) ?? seen),
+        first_seen_at: Math.min(seen, prev?.first_seen_at ?? seen),
         last_seen_at: seen,
         last_crawled_at: seen,
         error_crawling: null,
@@ -222,7 +229,16 @@ async function writeBatches(db: Kysely<Database>, list: Array<{ batch: Observati
     }
     for (const v of b.variants) {
       const id = `${v.marketplace}:${v.productId}:${v.size}`;
-      variants.set(id, { id, marketplace: v.marketplace, product_id: v.productId, size: v.size, size_system: v.sizeSystem, gtins: JSON.stringify(v.gtins), created_at: now, updated_at: now });
+      variants.set(id, {
+        id,
+        marketplace: v.marketplace,
+        product_id: v.productId,
+        size: v.size,
+        size_system: v.sizeSystem,
+        gtins: JSON.stringify(v.gtins),
+        created_at: now,
+        updated_at: now,
+      });
     }
     const site = MARKETPLACE_INFO[b.marketplace].alias;
     for (const p of b.prices) {
@@ -284,7 +300,11 @@ async function writeBatches(db: Kysely<Database>, list: Array<{ batch: Observati
       )
       .execute();
   }
-  for (let i = 0; i < prices.length; i += CHUNK) await db.insertInto('history_prices').values(prices.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < prices.length; i += CHUNK)
+    await db
+      .insertInto('history_prices')
+      .values(prices.slice(i, i + CHUNK))
+      .execute();
 }
 
 /** A failed lookup marks the products its last success recorded: the crawl error, and not-found for a 404. */

@@ -115,7 +115,8 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       operationId: 'untrackProduct',
       tags: [HISTORY_TAG],
       summary: 'Stop tracking a product',
-      description: 'Stops the refetches of a tracked product (its recorded history stays). Only the key that tracked it may stop it.',
+      description:
+        'Stops the refetches of a tracked product (its recorded history stays). Only the key that tracked it may stop it.',
       security: [{ apiKey: [] }],
       params: z.object({ id: z.string().max(100) }),
       response: { 204: z.null().describe('Stopped'), ...problemResponses([400, 401, 403, 404]) },
@@ -149,8 +150,14 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       const series = await querySeries(store.db, h.series);
       const format = h.format ?? (wantsCsv(undefined, req.headers.accept) ? 'csv' : 'json');
       if (format === 'csv') {
-        const rows = series.flatMap((s) => s.points.map((p) => ({ size: s.size, kind: s.kind, condition: s.condition, currency: s.currency, ...p })));
-        return sendCsv(reply, 'history.csv', toCsv(rows, ['size', 'kind', 'condition', 'currency', 't', 'min', 'max', 'last', 'count']));
+        const rows = series.flatMap((s) =>
+          s.points.map((p) => ({ size: s.size, kind: s.kind, condition: s.condition, currency: s.currency, ...p })),
+        );
+        return sendCsv(
+          reply,
+          'history.csv',
+          toCsv(rows, ['size', 'kind', 'condition', 'currency', 't', 'min', 'max', 'last', 'count']),
+        );
       }
       if (format === 'svg') {
         const title = `${h.operation} ${String(h.params.query ?? '')}${h.series.interval ? ` (last price per ${h.series.interval})` : ''}`;
@@ -172,7 +179,15 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
 function historyCounter(registry: Registry): Counter<'result'> {
   const name = 'marketlens_history_results_total';
   const existing = registry.getSingleMetric(name) as Counter<'result'> | undefined;
-  return existing ?? new Counter({ name, help: 'Live results the price history wrote, failed to write, or dropped (queue full)', labelNames: ['result'] as const, registers: [registry] });
+  return (
+    existing ??
+    new Counter({
+      name,
+      help: 'Live results the price history wrote, failed to write, or dropped (queue full)',
+      labelNames: ['result'] as const,
+      registers: [registry],
+    })
+  );
 }
 
 /** The raw query string: the bracket keys are nested by our own parser (Fastify's keeps them flat). */
@@ -182,7 +197,10 @@ function rawQuery(req: FastifyRequest): string {
 }
 
 function sendCsv(reply: FastifyReply, filename: string, body: string) {
-  return reply.type('text/csv; charset=utf-8').header('content-disposition', `inline; filename="${filename}"`).send(body);
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `inline; filename="${filename}"`)
+    .send(body);
 }
 
 const HISTORY_KEYS = ['operation', 'size', 'kind', 'from', 'to', 'interval', 'format', 'max_age'] as const;
@@ -199,8 +217,11 @@ export function historyParams(query: Record<string, unknown>) {
   const opName = str('operation');
   if (!opName) throw invalidParam('operation', `is required: one of ${RECORDED_OPERATIONS.join(', ')}`);
   const op = getOperation(opName);
-  if (!op || !RECORDED_OPERATIONS.includes(op.name)) throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
-  const lookupParams = Object.fromEntries(Object.entries(query).filter(([k]) => !(HISTORY_KEYS as readonly string[]).includes(k)));
+  if (!op || !RECORDED_OPERATIONS.includes(op.name))
+    throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
+  const lookupParams = Object.fromEntries(
+    Object.entries(query).filter(([k]) => !(HISTORY_KEYS as readonly string[]).includes(k)),
+  );
   const checked = op.params.safeParse(lookupParams);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
   const canonical = (op.canonicalParams ? op.canonicalParams(checked.data) : checked.data) as Record<string, unknown>;
@@ -217,14 +238,23 @@ export function historyParams(query: Record<string, unknown>) {
   const interval = str('interval');
   if (interval !== undefined && !(interval in INTERVALS)) throw invalidParam('interval', 'must be hour, day or week');
   const kind = str('kind');
-  if (kind !== undefined && !(PRICE_KINDS as readonly string[]).includes(kind)) throw invalidParam('kind', `must be one of ${PRICE_KINDS.join(', ')}`);
+  if (kind !== undefined && !(PRICE_KINDS as readonly string[]).includes(kind))
+    throw invalidParam('kind', `must be one of ${PRICE_KINDS.join(', ')}`);
   const format = str('format');
-  if (format !== undefined && !['json', 'csv', 'svg'].includes(format)) throw invalidParam('format', 'must be json, csv or svg');
+  if (format !== undefined && !['json', 'csv', 'svg'].includes(format))
+    throw invalidParam('format', 'must be json, csv or svg');
   return {
     operation: op.name,
     params: canonical,
     format: format as 'json' | 'csv' | 'svg' | undefined,
-    series: { lookupKey: cacheKey(op.name, canonical), from, to, size: str('size'), kind, interval: interval as Interval | undefined },
+    series: {
+      lookupKey: cacheKey(op.name, canonical),
+      from,
+      to,
+      size: str('size'),
+      kind,
+      interval: interval as Interval | undefined,
+    },
   };
 }
 
@@ -234,8 +264,13 @@ const dbQuerySchema = z.looseObject({
   'where[field][operator]': z
     .string()
     .optional()
-    .describe(`Filter, Payload style: \`where[size][equals]=10\`, \`where[or][0][and][0][price][less_than]=250\`. Operators: ${OPERATORS.join(', ')}; in/not_in take a comma list; exists takes true/false.`),
-  sort: z.string().optional().describe('Field to sort by, `-field` for descending; comma-separated for several. Default newest first.'),
+    .describe(
+      `Filter, Payload style: \`where[size][equals]=10\`, \`where[or][0][and][0][price][less_than]=250\`. Operators: ${OPERATORS.join(', ')}; in/not_in take a comma list; exists takes true/false.`,
+    ),
+  sort: z
+    .string()
+    .optional()
+    .describe('Field to sort by, `-field` for descending; comma-separated for several. Default newest first.'),
   page: z.string().optional().describe('Page number, from 1'),
   limit: z.string().optional().describe('Documents per page: default 10, at most 100'),
   format: z.enum(['json', 'csv']).optional().describe('`csv` for spreadsheets (same as `Accept: text/csv`)'),
@@ -243,19 +278,50 @@ const dbQuerySchema = z.looseObject({
 
 const EXAMPLE_DOCS: Record<CollectionName, Record<string, unknown>> = {
   prices: {
-    id: 'mie1x2a3bQk7f9d2Lp', name: 'stockx-us', product: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e', size: '10', price: 241,
-    createdAt: '2026-11-24T12:00:00.000Z', updatedAt: '2026-11-24T12:00:00.000Z', currency: 'USD', kind: 'lowest_ask',
-    condition: null, country: 'US', observed_at: '2026-11-24T12:00:00.000Z', inStock: null, marketplace: 'resale-a', operation: 'resale-a.product',
+    id: 'mie1x2a3bQk7f9d2Lp',
+    name: 'stockx-us',
+    product: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e',
+    size: '10',
+    price: 241,
+    createdAt: '2026-11-24T12:00:00.000Z',
+    updatedAt: '2026-11-24T12:00:00.000Z',
+    currency: 'USD',
+    kind: 'lowest_ask',
+    condition: null,
+    country: 'US',
+    observed_at: '2026-11-24T12:00:00.000Z',
+    inStock: null,
+    marketplace: 'resale-a',
+    operation: 'resale-a.product',
   },
   products: {
-    id: 'resale-b:1341930', productId: '1341930', marketplace: 'resale-b', name: "Tazz Slipper Kids 'Sand'",
-    url: 'https://www.goat.com/sneakers/tazz-slipper-kids-sand-1143776k-san', domain: 'goat.com', image: null, sku: '1143776K SAN',
-    price: 90, currency: 'USD', lastCrawledAt: '2026-11-24T12:00:00.000Z', errorCrawling: null, isNotFound: false,
-    firstSeenAt: '2026-11-20T08:00:00.000Z', lastSeenAt: '2026-11-24T12:00:00.000Z', createdAt: '2026-11-20T08:00:00.000Z', updatedAt: '2026-11-24T12:00:00.000Z',
+    id: 'resale-b:1341930',
+    productId: '1341930',
+    marketplace: 'resale-b',
+    name: "Tazz Slipper Kids 'Sand'",
+    url: 'https://www.goat.com/sneakers/tazz-slipper-kids-sand-1143776k-san',
+    domain: 'goat.com',
+    image: null,
+    sku: '1143776K SAN',
+    price: 90,
+    currency: 'USD',
+    lastCrawledAt: '2026-11-24T12:00:00.000Z',
+    errorCrawling: null,
+    isNotFound: false,
+    firstSeenAt: '2026-11-20T08:00:00.000Z',
+    lastSeenAt: '2026-11-24T12:00:00.000Z',
+    createdAt: '2026-11-20T08:00:00.000Z',
+    updatedAt: '2026-11-24T12:00:00.000Z',
   },
   variants: {
-    id: 'sportswear:DD1391-100:10', product: 'DD1391-100', marketplace: 'sportswear', size: '10', sizeSystem: null,
-    gtins: ['00195866042125'], createdAt: '2026-11-20T08:00:00.000Z', updatedAt: '2026-11-24T12:00:00.000Z',
+    id: 'sportswear:DD1391-100:10',
+    product: 'DD1391-100',
+    marketplace: 'sportswear',
+    size: '10',
+    sizeSystem: null,
+    gtins: ['00195866042125'],
+    createdAt: '2026-11-20T08:00:00.000Z',
+    updatedAt: '2026-11-24T12:00:00.000Z',
   },
 };
 
@@ -275,7 +341,18 @@ function envelopeSchema(name: CollectionName) {
     })
     .meta({
       examples: [
-        { docs: [EXAMPLE_DOCS[name]], totalDocs: 1, limit: 10, totalPages: 1, page: 1, pagingCounter: 1, hasPrevPage: false, hasNextPage: false, prevPage: null, nextPage: null },
+        {
+          docs: [EXAMPLE_DOCS[name]],
+          totalDocs: 1,
+          limit: 10,
+          totalPages: 1,
+          page: 1,
+          pagingCounter: 1,
+          hasPrevPage: false,
+          hasNextPage: false,
+          prevPage: null,
+          nextPage: null,
+        },
       ],
     });
 }
@@ -283,24 +360,38 @@ function envelopeSchema(name: CollectionName) {
 function dbDescription(name: CollectionName): string {
   return (
     `Stored ${name}, recorded from every live lookup, in Retailed's db API envelope. Filterable fields: ` +
-    `${Object.keys(COLLECTIONS[name].fields).map((f) => `\`${f}\``).join(', ')}. Unknown fields or operators answer 400 naming them.\n\n` +
+    `${Object.keys(COLLECTIONS[name].fields)
+      .map((f) => `\`${f}\``)
+      .join(', ')}. Unknown fields or operators answer 400 naming them.\n\n` +
     `Example: \`/api/v1/db/${name}?where[or][0][and][0][marketplace][equals]=resale-a&sort=-createdAt&limit=20\``
   );
 }
 
 const historyQuerySchema = z.looseObject({
   operation: z.enum(RECORDED_OPERATIONS as [string, ...string[]]).describe('The lookup whose prices to show'),
-  query: z.string().optional().describe('The lookup\'s `query`; every other parameter of that lookup (e.g. `country`) is accepted too'),
+  query: z
+    .string()
+    .optional()
+    .describe("The lookup's `query`; every other parameter of that lookup (e.g. `country`) is accepted too"),
   // The product and price lookups' other parameters, named so that generated clients can send them.
-  country: z.string().optional().describe('The lookup\'s `country` (resale-a.product, resale-b.prices, sportswear.product, watchmarket.search)'),
-  currency: z.string().optional().describe('The lookup\'s `currency` (resale-a.product, watchmarket.search)'),
-  language: z.string().optional().describe('The lookup\'s `language` (resale-a.product, watchmarket.search)'),
+  country: z
+    .string()
+    .optional()
+    .describe("The lookup's `country` (resale-a.product, resale-b.prices, sportswear.product, watchmarket.search)"),
+  currency: z.string().optional().describe("The lookup's `currency` (resale-a.product, watchmarket.search)"),
+  language: z.string().optional().describe("The lookup's `language` (resale-a.product, watchmarket.search)"),
   size: z.string().optional().describe('Only this size'),
   kind: z.enum(PRICE_KINDS).optional().describe('Only this price kind'),
   from: z.string().optional().describe('Start (ISO 8601); default 30 days before `to`'),
   to: z.string().optional().describe('End, exclusive (ISO 8601); default now'),
-  interval: z.enum(['hour', 'day', 'week']).optional().describe('Bucket the prices: min, max and last per bucket (weeks start Monday, UTC)'),
-  format: z.enum(['json', 'csv', 'svg']).optional().describe('`csv` (or `Accept: text/csv`) for spreadsheets; `svg` for a chart'),
+  interval: z
+    .enum(['hour', 'day', 'week'])
+    .optional()
+    .describe('Bucket the prices: min, max and last per bucket (weeks start Monday, UTC)'),
+  format: z
+    .enum(['json', 'csv', 'svg'])
+    .optional()
+    .describe('`csv` (or `Accept: text/csv`) for spreadsheets; `svg` for a chart'),
 });
 
 const historyResponseSchema = z
@@ -317,22 +408,36 @@ const historyResponseSchema = z
         kind: z.string(),
         condition: z.string().nullable(),
         currency: z.string(),
-        points: z.array(z.object({ t: z.string(), min: z.number(), max: z.number(), last: z.number(), count: z.number().int() })),
+        points: z.array(
+          z.object({ t: z.string(), min: z.number(), max: z.number(), last: z.number(), count: z.number().int() }),
+        ),
       }),
     ),
   })
   .meta({
     examples: [
       {
-        operation: 'resale-b.prices', params: { query: '1341930', country: 'US' }, from: '2026-10-25T00:00:00.000Z', to: '2026-11-24T00:00:00.000Z', interval: 'day',
-        series: [{ label: 'size 5 · lowest price · new_no_defects/good_condition', size: '5', kind: 'lowest_price', condition: 'new_no_defects/good_condition', currency: 'USD',
-          points: [{ t: '2026-11-23T00:00:00.000Z', min: 121, max: 125, last: 123, count: 4 }] }],
+        operation: 'resale-b.prices',
+        params: { query: '1341930', country: 'US' },
+        from: '2026-10-25T00:00:00.000Z',
+        to: '2026-11-24T00:00:00.000Z',
+        interval: 'day',
+        series: [
+          {
+            label: 'size 5 · lowest price · new_no_defects/good_condition',
+            size: '5',
+            kind: 'lowest_price',
+            condition: 'new_no_defects/good_condition',
+            currency: 'USD',
+            points: [{ t: '2026-11-23T00:00:00.000Z', min: 121, max: 125, last: 123, count: 4 }],
+          },
+        ],
       },
     ],
   });
 
 const HISTORY_DESCRIPTION =
-  'Prices recorded from live lookups with exactly these lookup parameters (`operation` plus that lookup\'s own ' +
+  "Prices recorded from live lookups with exactly these lookup parameters (`operation` plus that lookup's own " +
   'parameters, e.g. `query` and `country`), one series per size × kind × condition × currency. Without `interval` ' +
   'every observation is a point (min = max = last); with it, each bucket gives min, max and last. ' +
   '`format=csv` (or `Accept: text/csv`) answers CSV; `format=svg` an SVG line chart (one line per size or kind, ' +
@@ -341,8 +446,13 @@ const HISTORY_DESCRIPTION =
 const trackBodySchema = z
   .looseObject({
     operation: z.enum(RECORDED_OPERATIONS as [string, ...string[]]).describe('The lookup to repeat'),
-    query: z.string().optional().describe('The lookup\'s `query`; its other parameters (e.g. `country`) go beside it'),
-    interval: z.union([z.number(), z.string()]).optional().describe(`Seconds between fetches (or \`15m\`, \`1h\`); at least ${MIN_INTERVAL_S}, default ${DEFAULT_INTERVAL_S}`),
+    query: z.string().optional().describe("The lookup's `query`; its other parameters (e.g. `country`) go beside it"),
+    interval: z
+      .union([z.number(), z.string()])
+      .optional()
+      .describe(
+        `Seconds between fetches (or \`15m\`, \`1h\`); at least ${MIN_INTERVAL_S}, default ${DEFAULT_INTERVAL_S}`,
+      ),
   })
   .meta({ examples: [{ operation: 'resale-b.prices', query: '1341930', country: 'US', interval: 900 }] });
 
@@ -360,15 +470,24 @@ const trackedSchema = z
   })
   .meta({
     examples: [
-      { id: '0b7e7c1e-5d7a-4f7e-9d8a-2f1f2c3d4e5f', operation: 'resale-b.prices', params: { query: '1341930', country: 'US' }, interval: 900,
-        nextRunAt: '2026-11-24T12:00:00.000Z', lastRunAt: null, lastError: null, runs: 0, createdAt: '2026-11-24T12:00:00.000Z' },
+      {
+        id: '0b7e7c1e-5d7a-4f7e-9d8a-2f1f2c3d4e5f',
+        operation: 'resale-b.prices',
+        params: { query: '1341930', country: 'US' },
+        interval: 900,
+        nextRunAt: '2026-11-24T12:00:00.000Z',
+        lastRunAt: null,
+        lastError: null,
+        runs: 0,
+        createdAt: '2026-11-24T12:00:00.000Z',
+      },
     ],
   });
 
 const TRACK_DESCRIPTION =
   'Refetches a lookup on a schedule through the normal lookup path (cache, de-duplication, upstream politeness and ' +
-  'this key\'s rate limit and quota), so its prices build up in the history without anyone asking. Body: ' +
-  '`{operation, query, …the lookup\'s other parameters, interval}`. The first fetch happens at once. With ' +
+  "this key's rate limit and quota), so its prices build up in the history without anyone asking. Body: " +
+  "`{operation, query, …the lookup's other parameters, interval}`. The first fetch happens at once. With " +
   '`MARKETLENS_REDIS_URL` every instance shares the schedule (each product fetched once per interval across the ' +
   'cluster); otherwise the schedule lives in the database and survives a restart. ' +
   'Beyond Retailed: its `POST /db/products` is not documented.';

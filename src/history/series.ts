@@ -58,7 +58,17 @@ async function bucketed(db: Kysely<Database>, q: SeriesQuery, interval: Interval
   if (q.kind !== undefined) filters.push(sql`kind = ${q.kind}`);
   // GROUP BY gives min/max/count and the time of the last price per bucket and line; the last price itself is read
   // back by that time through the covering index (portable: no engine's bare-column or DISTINCT ON behaviour).
-  const { rows } = await sql<{ bucket: number | string; size: string | null; kind: string; condition: string | null; currency: string; mn: number; mx: number; last: number; n: number | string }>`
+  const { rows } = await sql<{
+    bucket: number | string;
+    size: string | null;
+    kind: string;
+    condition: string | null;
+    currency: string;
+    mn: number;
+    mx: number;
+    last: number;
+    n: number | string;
+  }>`
     select g.bucket, g.size, g.kind, g.condition, g.currency, g.mn, g.mx, g.n,
       (select max(p.amount) from history_prices p
         where p.lookup_key = ${q.lookupKey} and p.observed_at = g.last_at and p.size is not distinct from g.size and p.kind = g.kind
@@ -73,8 +83,15 @@ async function bucketed(db: Kysely<Database>, q: SeriesQuery, interval: Interval
   for (const r of rows) {
     const id = `${r.size}\u0000${r.kind}\u0000${r.condition}\u0000${r.currency}`;
     let s = lines.get(id);
-    if (!s) lines.set(id, (s = { size: r.size, kind: r.kind, condition: r.condition, currency: r.currency, points: [] }));
-    s.points.push({ t: new Date(Number(r.bucket)).toISOString(), min: Number(r.mn), max: Number(r.mx), last: Number(r.last), count: Number(r.n) });
+    if (!s)
+      lines.set(id, (s = { size: r.size, kind: r.kind, condition: r.condition, currency: r.currency, points: [] }));
+    s.points.push({
+      t: new Date(Number(r.bucket)).toISOString(),
+      min: Number(r.mn),
+      max: Number(r.mx),
+      last: Number(r.last),
+      count: Number(r.n),
+    });
   }
   return sortLines([...lines.values()]);
 }
@@ -94,7 +111,8 @@ async function raw(db: Kysely<Database>, q: SeriesQuery): Promise<Series[]> {
   for (const r of rows) {
     const id = `${r.size}\u0000${r.kind}\u0000${r.condition}\u0000${r.currency}`;
     let s = lines.get(id);
-    if (!s) lines.set(id, (s = { size: r.size, kind: r.kind, condition: r.condition, currency: r.currency, points: [] }));
+    if (!s)
+      lines.set(id, (s = { size: r.size, kind: r.kind, condition: r.condition, currency: r.currency, points: [] }));
     const t = bucketStart(Number(r.observed_at), q.interval);
     const amount = Number(r.amount);
     if (s.open && s.openT === t) {
@@ -108,9 +126,19 @@ async function raw(db: Kysely<Database>, q: SeriesQuery): Promise<Series[]> {
       s.points.push(s.open);
     }
   }
-  return sortLines([...lines.values()].map(({ size, kind, condition, currency, points }) => ({ size, kind, condition, currency, points })));
+  return sortLines(
+    [...lines.values()].map(({ size, kind, condition, currency, points }) => ({
+      size,
+      kind,
+      condition,
+      currency,
+      points,
+    })),
+  );
 }
 
 function sortLines(lines: Series[]): Series[] {
-  return lines.sort((a, b) => String(a.size).localeCompare(String(b.size), 'en', { numeric: true }) || a.kind.localeCompare(b.kind));
+  return lines.sort(
+    (a, b) => String(a.size).localeCompare(String(b.size), 'en', { numeric: true }) || a.kind.localeCompare(b.kind),
+  );
 }

@@ -26,7 +26,9 @@ export interface TrackPayload {
 /** `900`, `900s`, `15m`, `1h` → seconds. */
 export function parseInterval(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_INTERVAL_S;
-  const m = String(v).trim().match(/^(\d+)\s*(s|m|h)?$/);
+  const m = String(v)
+    .trim()
+    .match(/^(\d+)\s*(s|m|h)?$/);
   if (!m) throw invalidParam('interval', 'must be seconds (e.g. 900) or a duration such as 15m or 1h');
   const s = Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
   if (s < MIN_INTERVAL_S) throw invalidParam('interval', `must be at least ${MIN_INTERVAL_S} seconds`);
@@ -35,11 +37,16 @@ export function parseInterval(v: unknown): number {
 }
 
 /** `{operation, interval, ...lookup params}` → what to store; the lookup's parameters go through its own schema. */
-export function parseTrackRequest(body: unknown, ownerKeyId: string | null): { payload: TrackPayload; intervalMs: number } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParam('body', 'must be a JSON object {operation, query, …, interval}');
+export function parseTrackRequest(
+  body: unknown,
+  ownerKeyId: string | null,
+): { payload: TrackPayload; intervalMs: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidParam('body', 'must be a JSON object {operation, query, …, interval}');
   const { operation, interval, ...rest } = body as Record<string, unknown>;
   const op = typeof operation === 'string' ? getOperation(operation) : undefined;
-  if (!op || !RECORDED_OPERATIONS.includes(op.name)) throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
+  if (!op || !RECORDED_OPERATIONS.includes(op.name))
+    throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
   // Query-string schemas coerce strings; a JSON number is given to them as its text.
   const asText = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]));
   const checked = op.params.safeParse(asText);
@@ -56,7 +63,8 @@ export function trackHandler(app: FastifyInstance) {
     if (!op) throw new Error(`unknown operation ${p.operation}`);
     if (p.ownerKeyId) {
       const key = app.marketlens.keys.list().find((k) => k.id === p.ownerKeyId);
-      if (!key || key.revoked_at) throw new MarketlensError('key_disabled', 'the key that tracks this product is revoked');
+      if (!key || key.revoked_at)
+        throw new MarketlensError('key_disabled', 'the key that tracks this product is revoked');
       const check = await app.marketlens.limits.check(key);
       if (check.error) throw check.error;
     }

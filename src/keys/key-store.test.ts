@@ -91,9 +91,27 @@ describe.each(ENGINES)('KeyStore on %s', (engine) => {
       const today = new Date().toISOString();
       writeFileSync(
         join(dir, 'keys.json'),
-        JSON.stringify({ keys: [{ id: 'old-1', name: 'legacy', hash: hashKey(key).toString('hex'), prefix: key.slice(0, 8), created_at: today, source: 'file', daily_quota: 9 }] }),
+        JSON.stringify({
+          keys: [
+            {
+              id: 'old-1',
+              name: 'legacy',
+              hash: hashKey(key).toString('hex'),
+              prefix: key.slice(0, 8),
+              created_at: today,
+              source: 'file',
+              daily_quota: 9,
+            },
+          ],
+        }),
       );
-      writeFileSync(join(dir, 'usage.json'), JSON.stringify({ updated_at: today, keys: { 'old-1': { day: today.slice(0, 10), daily: 4, month: today.slice(0, 7), monthly: 40 } } }));
+      writeFileSync(
+        join(dir, 'usage.json'),
+        JSON.stringify({
+          updated_at: today,
+          keys: { 'old-1': { day: today.slice(0, 10), daily: 4, month: today.slice(0, 7), monthly: 40 } },
+        }),
+      );
       const lines: string[] = [];
       const log = { info: (_o: object, m?: string) => void lines.push(m ?? ''), warn() {}, error() {} };
       const first = await openKeys(store, { dataDir: dir, apiKeys: [] }, log, false);
@@ -114,7 +132,9 @@ describe.each(ENGINES)('KeyStore on %s', (engine) => {
       expect(err).toBeInstanceOf(StoreError);
       expect((err as Error).message).toContain(join(dir, 'keys.json'));
       writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ id: 'x', hash: 'nothex' }] }));
-      await expect(openKeys(store, { dataDir: dir, apiKeys: [] }, undefined, false)).rejects.toThrow(/keys\.json has an unexpected content/);
+      await expect(openKeys(store, { dataDir: dir, apiKeys: [] }, undefined, false)).rejects.toThrow(
+        /keys\.json has an unexpected content/,
+      );
       expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([]);
     }));
 });

@@ -38,7 +38,10 @@ export const keyOptionsSchema = z.object({
   rate_limit: z
     .string()
     .optional()
-    .refine((v) => v === undefined || rateSpec.safeParse(v).success, 'expected e.g. 600/min, 10/s, 1000/h, or 0 (unlimited)'),
+    .refine(
+      (v) => v === undefined || rateSpec.safeParse(v).success,
+      'expected e.g. 600/min, 10/s, 1000/h, or 0 (unlimited)',
+    ),
   daily_quota: z.number().int('must be a whole number').min(0, 'must be 0 or more').max(1e9).optional(),
   monthly_quota: z.number().int('must be a whole number').min(0, 'must be 0 or more').max(1e10).optional(),
 });
@@ -85,7 +88,14 @@ export class KeyStore {
     this.db = o.store.db;
     this.envKeys = (o.envKeys ?? []).map((k) => {
       const hash = hashKey(k).toString('hex');
-      return { id: `env-${hash.slice(0, 8)}`, name: 'MARKETLENS_API_KEYS', hash, prefix: k.slice(0, 6), created_at: '', source: 'env' as const };
+      return {
+        id: `env-${hash.slice(0, 8)}`,
+        name: 'MARKETLENS_API_KEYS',
+        hash,
+        prefix: k.slice(0, 6),
+        created_at: '',
+        source: 'env' as const,
+      };
     });
   }
 
@@ -116,11 +126,17 @@ export class KeyStore {
    * Creates a key and returns the key itself: the only time it is ever visible. Committed before it returns, so a
    * printed key is a stored key. Throws InvalidKeyOptions (nothing stored) for a bad name, rate or quota.
    */
-  async create(name: string | undefined, limits: Omit<KeyOptions, 'name'> = {}): Promise<{ key: string; record: StoredKey }> {
+  async create(
+    name: string | undefined,
+    limits: Omit<KeyOptions, 'name'> = {},
+  ): Promise<{ key: string; record: StoredKey }> {
     const parsed = keyOptionsSchema.safeParse({ name, ...limits });
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      const field = { name: '--name', rate_limit: '--rate', daily_quota: '--daily', monthly_quota: '--monthly' }[String(issue.path[0])] ?? String(issue.path[0]);
+      const field =
+        { name: '--name', rate_limit: '--rate', daily_quota: '--daily', monthly_quota: '--monthly' }[
+          String(issue.path[0])
+        ] ?? String(issue.path[0]);
       throw new InvalidKeyOptions(`${field}: ${issue.message}`);
     }
     const o = parsed.data;
@@ -150,7 +166,11 @@ export class KeyStore {
   async revoke(idOrPrefix: string): Promise<StoredKey | undefined> {
     const now = Date.now();
     const revoked = await this.db.transaction().execute(async (trx) => {
-      const matches = await trx.selectFrom('api_keys').selectAll().where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('prefix', '=', idOrPrefix)])).execute();
+      const matches = await trx
+        .selectFrom('api_keys')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('prefix', '=', idOrPrefix)]))
+        .execute();
       if (matches.length !== 1) return undefined;
       const row = matches[0]!;
       if (row.revoked_at !== null) return row;
@@ -174,7 +194,11 @@ export class KeyStore {
 
   /** Reloads the keys when another process changed them; true when it did. */
   async refresh(): Promise<boolean> {
-    const v = await this.db.selectFrom('store_versions').select('version').where('name', '=', 'keys').executeTakeFirst();
+    const v = await this.db
+      .selectFrom('store_versions')
+      .select('version')
+      .where('name', '=', 'keys')
+      .executeTakeFirst();
     const version = v?.version ?? 0;
     if (version === this.loadedVersion) return false;
     // Read after the version: any later change bumps it again and is picked up by the next poll.
@@ -200,7 +224,10 @@ export class KeyStore {
       const now = Date.now();
       if (now - this.lastPollError > POLL_ERROR_LOG_EVERY_MS) {
         this.lastPollError = now;
-        this.o.log?.error({ err: { message: (e as Error).message } }, 'cannot read API keys from the database; using the keys last loaded');
+        this.o.log?.error(
+          { err: { message: (e as Error).message } },
+          'cannot read API keys from the database; using the keys last loaded',
+        );
       }
     } finally {
       this.polling = false;

@@ -33,7 +33,10 @@ const legacyKeys = z.object({
 });
 
 const legacyUsage = z.object({
-  keys: z.record(z.string(), z.object({ day: z.string(), daily: z.number().int().min(0), month: z.string(), monthly: z.number().int().min(0) })),
+  keys: z.record(
+    z.string(),
+    z.object({ day: z.string(), daily: z.number().int().min(0), month: z.string(), monthly: z.number().int().min(0) }),
+  ),
 });
 
 /** Imports `keys.json` and `usage.json` from `dataDir` when present and not imported yet. */
@@ -58,7 +61,12 @@ export async function importLegacyFiles(db: Kysely<Database>, dataDir: string, l
         daily_quota: k.daily_quota ?? null,
         monthly_quota: k.monthly_quota ?? null,
       }));
-      if (rows.length > 0) await trx.insertInto('api_keys').values(rows).onConflict((oc) => oc.doNothing()).execute();
+      if (rows.length > 0)
+        await trx
+          .insertInto('api_keys')
+          .values(rows)
+          .onConflict((oc) => oc.doNothing())
+          .execute();
       await trx
         .updateTable('store_versions')
         .set((eb) => ({ version: eb('version', '+', 1) }))
@@ -66,7 +74,11 @@ export async function importLegacyFiles(db: Kysely<Database>, dataDir: string, l
         .execute();
       return rows.length;
     });
-    if (imported !== undefined) log?.info({ file: keysFile, keys: imported }, `imported ${imported} API keys from ${keysFile}; the file is kept as a backup and no longer read`);
+    if (imported !== undefined)
+      log?.info(
+        { file: keysFile, keys: imported },
+        `imported ${imported} API keys from ${keysFile}; the file is kept as a backup and no longer read`,
+      );
   }
   if (usageText !== undefined) {
     const parsed = parseFile(usageFile, usageText, legacyUsage);
@@ -82,12 +94,20 @@ export async function importLegacyFiles(db: Kysely<Database>, dataDir: string, l
         await trx
           .insertInto('usage_counts')
           .values(rows)
-          .onConflict((oc) => oc.columns(['key_id', 'period']).doUpdateSet((eb) => ({ count: eb('usage_counts.count', '+', eb.ref('excluded.count')) })))
+          .onConflict((oc) =>
+            oc
+              .columns(['key_id', 'period'])
+              .doUpdateSet((eb) => ({ count: eb('usage_counts.count', '+', eb.ref('excluded.count')) })),
+          )
           .execute();
       }
       return rows.length;
     });
-    if (imported !== undefined) log?.info({ file: usageFile }, `imported usage counts from ${usageFile}; the file is kept as a backup and no longer read`);
+    if (imported !== undefined)
+      log?.info(
+        { file: usageFile },
+        `imported usage counts from ${usageFile}; the file is kept as a backup and no longer read`,
+      );
   }
 }
 
@@ -105,21 +125,34 @@ function parseFile<T>(file: string, text: string, schema: z.ZodType<T>): T {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new StoreError(`${file} is not valid JSON (${(e as Error).message}); repair it or move it away — nothing was imported from it`);
+    throw new StoreError(
+      `${file} is not valid JSON (${(e as Error).message}); repair it or move it away — nothing was imported from it`,
+    );
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
-    throw new StoreError(`${file} has an unexpected content at ${i.path.join('.') || 'the top level'}: ${i.message}; repair it or move it away — nothing was imported from it`);
+    throw new StoreError(
+      `${file} has an unexpected content at ${i.path.join('.') || 'the top level'}: ${i.message}; repair it or move it away — nothing was imported from it`,
+    );
   }
   return parsed.data;
 }
 
 /** Runs `work` in a transaction unless this exact content was imported before; undefined when it was. */
-async function importOnce(db: Kysely<Database>, file: string, text: string, work: (trx: Kysely<Database>) => Promise<number>): Promise<number | undefined> {
+async function importOnce(
+  db: Kysely<Database>,
+  file: string,
+  text: string,
+  work: (trx: Kysely<Database>) => Promise<number>,
+): Promise<number | undefined> {
   const id = createHash('sha256').update(text).digest('hex');
   return db.transaction().execute(async (trx) => {
-    const marked = await trx.insertInto('legacy_imports').values({ id, file, imported_at: Date.now() }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    const marked = await trx
+      .insertInto('legacy_imports')
+      .values({ id, file, imported_at: Date.now() })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
     if (Number(marked.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
     return work(trx);
   });

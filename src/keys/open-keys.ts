@@ -5,7 +5,12 @@ import type { Store } from '../store/index.js';
 import { KeyStore } from './key-store.js';
 import { importLegacyFiles } from './legacy-import.js';
 
-export async function openKeys(store: Store, config: Pick<Config, 'dataDir' | 'apiKeys'>, log?: Logger, watch = true): Promise<KeyStore> {
+export async function openKeys(
+  store: Store,
+  config: Pick<Config, 'dataDir' | 'apiKeys'>,
+  log?: Logger,
+  watch = true,
+): Promise<KeyStore> {
   await importLegacyFiles(store.db, config.dataDir, log);
   return KeyStore.open({ store, envKeys: config.apiKeys, log, watch });
 }

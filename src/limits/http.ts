@@ -43,7 +43,10 @@ const quotaSchema = z.object({
 export const usageSchema = z
   .object({
     plan: z.string().describe('The limits of this key in words, e.g. `60/min, 1000/day`'),
-    rate_limit: z.string().nullable().describe('Request rate of this key (its own, else the service default); null = unlimited'),
+    rate_limit: z
+      .string()
+      .nullable()
+      .describe('Request rate of this key (its own, else the service default); null = unlimited'),
     limit: z.number().int().nullable().describe('Requests allowed in the current rate window; null = unlimited'),
     remaining: z.number().int().nullable().describe('Requests left in the current rate window; null = unlimited'),
     reset: z.number().int().nullable().describe('Seconds until the rate window resets; null = unlimited'),
@@ -53,7 +56,7 @@ export const usageSchema = z
   .strict()
   .meta({
     id: 'Usage',
-    description: 'The calling key\'s limits and usage. Checking it does not count as a request.',
+    description: "The calling key's limits and usage. Checking it does not count as a request.",
     examples: [
       {
         plan: '60/min, 1000/day',
@@ -68,7 +71,12 @@ export const usageSchema = z
   });
 
 /** GET /api/v1/usage: the caller's own key only. */
-export function registerUsageRoute(app: FastifyInstance, authenticate: Hook, limits: KeyLimits, problem: z.ZodType): void {
+export function registerUsageRoute(
+  app: FastifyInstance,
+  authenticate: Hook,
+  limits: KeyLimits,
+  problem: z.ZodType,
+): void {
   app.route({
     method: 'GET',
     url: USAGE_PATH,
@@ -76,7 +84,7 @@ export function registerUsageRoute(app: FastifyInstance, authenticate: Hook, lim
     schema: {
       operationId: 'usage',
       tags: ['Account'],
-      summary: 'Your key\'s limits and usage',
+      summary: "Your key's limits and usage",
       description:
         'Rate limit and daily/monthly quotas of the key in `x-api-key`, with what is used and when each window resets ' +
         '(quota windows are UTC calendar days and months). Every authenticated response also carries ' +

@@ -127,9 +127,13 @@ export class KeyLimits {
       this.o.redis?.reportFailure('rate limits', failure);
       if (this.o.config.rateLimitOnRedisError === 'deny') {
         return {
-          error: new MarketlensError('rate_limited', 'Rate limits cannot be checked right now (shared state unavailable); retry shortly', {
-            retryAfter: DENY_RETRY_AFTER_SECONDS,
-          }),
+          error: new MarketlensError(
+            'rate_limited',
+            'Rate limits cannot be checked right now (shared state unavailable); retry shortly',
+            {
+              retryAfter: DENY_RETRY_AFTER_SECONDS,
+            },
+          ),
         };
       }
     }
@@ -140,7 +144,11 @@ export class KeyLimits {
       const reset = Math.max(1, Math.ceil(rate.msBeforeNext / 1000));
       return {
         headers: { limit: p.rate.points, remaining: 0, reset },
-        error: new MarketlensError('rate_limited', `Rate limit of ${describeRate(p.rate)} exceeded; retry in ${reset} s`, { retryAfter: reset }),
+        error: new MarketlensError(
+          'rate_limited',
+          `Rate limit of ${describeRate(p.rate)} exceeded; retry in ${reset} s`,
+          { retryAfter: reset },
+        ),
       };
     }
 
@@ -150,9 +158,13 @@ export class KeyLimits {
         await this.refund(key.id, now);
         return {
           headers: { limit: over.limit, remaining: 0, reset: over.reset },
-          error: new MarketlensError('quota_exceeded', `${over.label} quota of ${over.limit} requests used up; it resets at ${new Date(over.resetAt).toISOString()}`, {
-            retryAfter: over.reset,
-          }),
+          error: new MarketlensError(
+            'quota_exceeded',
+            `${over.label} quota of ${over.limit} requests used up; it resets at ${new Date(over.resetAt).toISOString()}`,
+            {
+              retryAfter: over.reset,
+            },
+          ),
         };
       }
     }
@@ -168,14 +180,25 @@ export class KeyLimits {
     let rate: RateLimiterRes | null | undefined;
     let counted: UsageCount | undefined;
     try {
-      [rate, counted] = await Promise.all([p.rate ? this.rateLimiter(p.rate).get(key.id) : undefined, this.usage.read(key.id, now)]);
+      [rate, counted] = await Promise.all([
+        p.rate ? this.rateLimiter(p.rate).get(key.id) : undefined,
+        this.usage.read(key.id, now),
+      ]);
     } catch (e) {
       this.o.redis?.reportFailure('usage report', e);
       counted = undefined;
     }
     const rateRemaining = p.rate ? Math.max(0, p.rate.points - (rate?.consumedPoints ?? 0)) : null;
-    const rateReset = p.rate ? (rate ? Math.max(0, Math.ceil(rate.msBeforeNext / 1000)) : p.rate.durationSeconds) : null;
-    const plan = [p.rate ? describeRate(p.rate) : 'unlimited rate', p.daily > 0 ? `${p.daily}/day` : '', p.monthly > 0 ? `${p.monthly}/month` : '']
+    const rateReset = p.rate
+      ? rate
+        ? Math.max(0, Math.ceil(rate.msBeforeNext / 1000))
+        : p.rate.durationSeconds
+      : null;
+    const plan = [
+      p.rate ? describeRate(p.rate) : 'unlimited rate',
+      p.daily > 0 ? `${p.daily}/day` : '',
+      p.monthly > 0 ? `${p.monthly}/month` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     const quota = (limit: number, used: number, resetAt: number): QuotaReport => ({
@@ -185,7 +208,12 @@ export class KeyLimits {
       reset: secondsUntil(resetAt, now),
       reset_at: new Date(resetAt).toISOString(),
     });
-    const fallback = { daily: 0, monthly: 0, dayResetAt: dayWindow(now).resetAt, monthResetAt: monthWindow(now).resetAt };
+    const fallback = {
+      daily: 0,
+      monthly: 0,
+      dayResetAt: dayWindow(now).resetAt,
+      monthResetAt: monthWindow(now).resetAt,
+    };
     const c = counted ?? fallback;
     return {
       plan,
@@ -221,7 +249,8 @@ export class KeyLimits {
     let spec = this.parsedRates.get(text);
     if (spec === undefined && !this.parsedRates.has(text)) {
       const parsed = rateSpec.safeParse(text);
-      if (!parsed.success) this.o.log.warn({ rate_limit: text }, 'a key has an invalid rate_limit; using MARKETLENS_RATE_LIMIT');
+      if (!parsed.success)
+        this.o.log.warn({ rate_limit: text }, 'a key has an invalid rate_limit; using MARKETLENS_RATE_LIMIT');
       spec = parsed.success ? parsed.data : this.o.config.rateLimit;
       this.parsedRates.set(text, spec);
     }
@@ -241,7 +270,10 @@ export class KeyLimits {
             keyPrefix: `${redis.prefix}rl:${id}`,
             rejectIfRedisNotReady: true,
             // allow: keep limiting per instance while Redis is away, rather than not at all.
-            insuranceLimiter: config.rateLimitOnRedisError === 'allow' ? new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` }) : undefined,
+            insuranceLimiter:
+              config.rateLimitOnRedisError === 'allow'
+                ? new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` })
+                : undefined,
           })
         : new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` });
       this.rateLimiters.set(id, limiter);
@@ -252,7 +284,14 @@ export class KeyLimits {
 
 /** `60/min`, `10/s`, `1000/h`, `5000/day` */
 export function describeRate(spec: NonNullable<RateSpec>): string {
-  const unit = spec.durationSeconds === 1 ? 's' : spec.durationSeconds === 60 ? 'min' : spec.durationSeconds === 3600 ? 'h' : 'day';
+  const unit =
+    spec.durationSeconds === 1
+      ? 's'
+      : spec.durationSeconds === 60
+        ? 'min'
+        : spec.durationSeconds === 3600
+          ? 'h'
+          : 'day';
   return `${spec.points}/${unit}`;
 }
 
@@ -266,17 +305,27 @@ async function settle(p: Promise<RateLimiterRes>): Promise<RateLimiterRes | Erro
 }
 
 function quotaExceeded(p: KeyPolicy, c: UsageCount, now: number) {
-  if (p.daily > 0 && c.daily > p.daily) return { label: 'Daily', limit: p.daily, resetAt: c.dayResetAt, reset: secondsUntil(c.dayResetAt, now) };
+  if (p.daily > 0 && c.daily > p.daily)
+    return { label: 'Daily', limit: p.daily, resetAt: c.dayResetAt, reset: secondsUntil(c.dayResetAt, now) };
   if (p.monthly > 0 && c.monthly > p.monthly) {
     return { label: 'Monthly', limit: p.monthly, resetAt: c.monthResetAt, reset: secondsUntil(c.monthResetAt, now) };
   }
   return undefined;
 }
 
-function closestToExhaustion(p: KeyPolicy, rate: RateLimiterRes | undefined, c: UsageCount | undefined, now: number): RateLimitHeaders | undefined {
+function closestToExhaustion(
+  p: KeyPolicy,
+  rate: RateLimiterRes | undefined,
+  c: UsageCount | undefined,
+  now: number,
+): RateLimitHeaders | undefined {
   let best: RateLimitHeaders | undefined;
   if (p.rate && rate) {
-    best = { limit: p.rate.points, remaining: Math.max(0, p.rate.points - rate.consumedPoints), reset: Math.max(0, Math.ceil(rate.msBeforeNext / 1000)) };
+    best = {
+      limit: p.rate.points,
+      remaining: Math.max(0, p.rate.points - rate.consumedPoints),
+      reset: Math.max(0, Math.ceil(rate.msBeforeNext / 1000)),
+    };
   }
   if (c) {
     for (const [limit, used, resetAt] of [

@@ -3,7 +3,12 @@
  * key has a quota, so `marketlens keys list` and `GET /api/v1/usage` can show usage. Quotas compare against these
  * counts. Counter keys: `<prefix>qd:<key id>:<YYYY-MM-DD>` and `<prefix>qm:<key id>:<YYYY-MM>`.
  */
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterAbstract,
+  type RateLimiterRes,
+} from 'rate-limiter-flexible';
 import type { RedisConnection } from '../cache/redis-connection.js';
 import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
 
@@ -25,7 +30,13 @@ export class UsageCounters {
   constructor(redis?: RedisConnection) {
     const make = (name: string): RateLimiterAbstract =>
       redis
-        ? new RateLimiterRedis({ storeClient: redis.client, keyPrefix: `${redis.prefix}${name}`, points: UNBOUNDED, duration: 86_400, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({
+            storeClient: redis.client,
+            keyPrefix: `${redis.prefix}${name}`,
+            points: UNBOUNDED,
+            duration: 86_400,
+            rejectIfRedisNotReady: true,
+          })
         : new RateLimiterMemory({ keyPrefix: name, points: UNBOUNDED, duration: 86_400 });
     this.daily = make('qd');
     this.monthly = make('qm');

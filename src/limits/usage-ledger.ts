@@ -115,7 +115,10 @@ export class UsageLedger {
       for (const [keyId, periods] of batch) for (const [period, n] of periods) this.addRaw(keyId, period, n);
       if (now - this.lastError > ERROR_LOG_EVERY_MS) {
         this.lastError = now;
-        this.log?.error({ err: { message: (e as Error).message } }, 'cannot write usage counts to the database; will retry');
+        this.log?.error(
+          { err: { message: (e as Error).message } },
+          'cannot write usage counts to the database; will retry',
+        );
       }
       this.timer ??= setTimeout(() => {
         this.timer = undefined;

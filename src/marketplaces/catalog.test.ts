@@ -12,7 +12,13 @@ describe('isMarketplaceHost', () => {
 
   it('accepts Chrono24 country sites from the known domain list only', () => {
     for (const d of CHRONO24_DOMAINS) expect(isMarketplaceHost('watchmarket', `www.chrono24.${d}`), d).toBe(true);
-    for (const h of ['www.chrono24.xyz', 'www.chrono24.io', 'www.chrono24.co.evil', 'www.chrono24.com.evil.com', 'evil.chrono24.com']) {
+    for (const h of [
+      'www.chrono24.xyz',
+      'www.chrono24.io',
+      'www.chrono24.co.evil',
+      'www.chrono24.com.evil.com',
+      'evil.chrono24.com',
+    ]) {
       expect(isMarketplaceHost('watchmarket', h), h).toBe(false);
     }
   });

@@ -58,12 +58,18 @@ export class ParsePool {
       out = await this.pool.run({ operation, bodies, params });
     } catch (e) {
       if (/queue is at limit/i.test((e as Error)?.message ?? '')) {
-        throw new MarketlensError('overloaded', 'Too many big upstream pages are being parsed; retry shortly', { retryAfter: 1 });
+        throw new MarketlensError('overloaded', 'Too many big upstream pages are being parsed; retry shortly', {
+          retryAfter: 1,
+        });
       }
       throw e;
     }
     if (out.ok) return out.parsed;
-    throw new MarketlensError(out.code, out.message, { retryAfter: out.retryAfter, upstreamStatus: out.upstreamStatus, logContext: out.logContext });
+    throw new MarketlensError(out.code, out.message, {
+      retryAfter: out.retryAfter,
+      upstreamStatus: out.upstreamStatus,
+      logContext: out.logContext,
+    });
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,14 @@ export interface ParseTask {
 
 export type ParseOutcome =
   | { ok: true; parsed: Parsed<unknown> }
-  | { ok: false; code: MarketlensError['code']; message: string; retryAfter?: number; upstreamStatus?: number; logContext?: Record<string, unknown> };
+  | {
+      ok: false;
+      code: MarketlensError['code'];
+      message: string;
+      retryAfter?: number;
+      upstreamStatus?: number;
+      logContext?: Record<string, unknown>;
+    };
 
 export default function parseTask(task: ParseTask): ParseOutcome {
   const op = getOperation(task.operation);
@@ -24,7 +31,14 @@ export default function parseTask(task: ParseTask): ParseOutcome {
     return { ok: true, parsed: parseChecked(op, task.bodies, task.params) };
   } catch (e) {
     if (e instanceof MarketlensError) {
-      return { ok: false, code: e.code, message: e.message, retryAfter: e.retryAfter, upstreamStatus: e.upstreamStatus, logContext: e.logContext };
+      return {
+        ok: false,
+        code: e.code,
+        message: e.message,
+        retryAfter: e.retryAfter,
+        upstreamStatus: e.upstreamStatus,
+        logContext: e.logContext,
+      };
     }
     return { ok: false, code: 'internal', message: `parse worker: ${(e as Error)?.message ?? String(e)}` };
   }

@@ -58,10 +58,16 @@ export class BullmqScheduler implements Scheduler {
         const handler = this.handlers.get(job.kind);
         if (handler) await handler(job);
       },
-      { connection: (this.workerConnection = this.connection.duplicate()), prefix: `${this.opts.prefix}bull`, concurrency: this.opts.concurrency ?? 8 },
+      {
+        connection: (this.workerConnection = this.connection.duplicate()),
+        prefix: `${this.opts.prefix}bull`,
+        concurrency: this.opts.concurrency ?? 8,
+      },
     );
     this.workerConnection.on('error', () => undefined); // reported through the worker's 'error' below
-    this.worker.on('failed', (j, e) => this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }));
+    this.worker.on('failed', (j, e) =>
+      this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }),
+    );
     this.worker.on('error', (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }));
     this.timer = setInterval(() => this.changed(), this.opts.syncMs ?? 5000).unref();
     this.changed();
@@ -81,7 +87,11 @@ export class BullmqScheduler implements Scheduler {
     for (const j of jobs) {
       const have = existing.get(j.id);
       if (have && Number(have.every) === j.intervalMs) continue;
-      await this.queue.upsertJobScheduler(j.id, { every: j.intervalMs }, { name: j.kind, data: { id: j.id }, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+      await this.queue.upsertJobScheduler(
+        j.id,
+        { every: j.intervalMs },
+        { name: j.kind, data: { id: j.id }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+      );
     }
     const ids = new Set(jobs.map((j) => j.id));
     for (const key of existing.keys()) if (!ids.has(key)) await this.queue.removeJobScheduler(key);
@@ -93,7 +103,8 @@ export class BullmqScheduler implements Scheduler {
    */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
+    const bounded = (p: Promise<unknown> | undefined) =>
+      Promise.race([p?.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
     await bounded(this.syncing);
     await bounded(this.worker?.close());
     await bounded(this.queue.close());

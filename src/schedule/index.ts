@@ -14,5 +14,7 @@ export function createScheduler(
   db: Kysely<Database>,
   log?: (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => void,
 ): Scheduler {
-  return config.redisUrl ? new BullmqScheduler(db, { redisUrl: config.redisUrl, prefix: config.redisPrefix, log }) : new EmbeddedScheduler(db, { log });
+  return config.redisUrl
+    ? new BullmqScheduler(db, { redisUrl: config.redisUrl, prefix: config.redisPrefix, log })
+    : new EmbeddedScheduler(db, { log });
 }

@@ -94,7 +94,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const upstreamObservers: UpstreamObserver[] = [metrics];
   const http: HttpClient =
     deps.http ??
-    createHttpClient(config, { onUpstream: (e) => upstreamObservers.forEach((o) => o.onUpstream(e)) }, { marketplaces: registry.marketplaces });
+    createHttpClient(
+      config,
+      { onUpstream: (e) => upstreamObservers.forEach((o) => o.onUpstream(e)) },
+      { marketplaces: registry.marketplaces },
+    );
   const state: AppState = { ready: true };
 
   const app = Fastify({
@@ -122,16 +126,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: config.requestTimeoutMs,
     http: {
       headersTimeout: Math.min(config.idleTimeoutMs, config.requestTimeoutMs),
-      connectionsCheckingInterval: Math.min(1000, Math.ceil(Math.min(config.idleTimeoutMs, config.requestTimeoutMs) / 4)),
+      connectionsCheckingInterval: Math.min(
+        1000,
+        Math.ceil(Math.min(config.idleTimeoutMs, config.requestTimeoutMs) / 4),
+      ),
     },
   });
-  const connections = new ConnectionGuard(app.server, { idleTimeoutMs: config.idleTimeoutMs, maxConnections: config.maxConnections });
+  const connections = new ConnectionGuard(app.server, {
+    idleTimeoutMs: config.idleTimeoutMs,
+    maxConnections: config.maxConnections,
+  });
   // Durable state (keys, usage, …): SQLite in the data directory, or PostgreSQL. A bad database stops start-up here.
   const store = deps.store ?? (await openStore(config, app.log));
-  const keys = deps.keys ?? (await openKeys(store, config, app.log).catch(async (e: unknown) => {
-    if (!deps.store) await store.close();
-    throw e;
-  }));
+  const keys =
+    deps.keys ??
+    (await openKeys(store, config, app.log).catch(async (e: unknown) => {
+      if (!deps.store) await store.close();
+      throw e;
+    }));
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
   const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
   if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
@@ -145,8 +157,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deadlineMs: config.deadlineMs,
     log: app.log,
   });
-  const parsePool = config.parseThreads > 0 ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes }) : undefined;
-  const liveResults = deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
+  const parsePool =
+    config.parseThreads > 0
+      ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes })
+      : undefined;
+  const liveResults =
+    deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
   const lookup = new LookupService(config, http, cache, liveResults, parsePool);
   const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log });
   app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections });
@@ -185,17 +201,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((e, req, reply) => {
     const err = normaliseError(e);
     if (err.code === 'internal') req.log.error({ err: e }, 'unhandled error');
-    else if (err.code === 'upstream_changed') req.log.warn({ code: err.code, detail: err.message, ...err.logContext }, 'upstream format changed');
-    else if (err.status >= 500) req.log.warn({ code: err.code, detail: err.message, ...err.logContext }, 'upstream failure');
+    else if (err.code === 'upstream_changed')
+      req.log.warn({ code: err.code, detail: err.message, ...err.logContext }, 'upstream format changed');
+    else if (err.status >= 500)
+      req.log.warn({ code: err.code, detail: err.message, ...err.logContext }, 'upstream failure');
     return sendProblem(reply, err);
   });
 
-  const knownPaths = new Set<string>(['/healthz', '/readyz', '/openapi.json', '/metrics', USAGE_PATH, STATUS_PATH, STATUS_PAGE_PATH, ...operationPaths(registry)]);
+  const knownPaths = new Set<string>([
+    '/healthz',
+    '/readyz',
+    '/openapi.json',
+    '/metrics',
+    USAGE_PATH,
+    STATUS_PATH,
+    STATUS_PAGE_PATH,
+    ...operationPaths(registry),
+  ]);
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     if (knownPaths.has(path)) {
       reply.header('allow', 'GET, HEAD');
-      return sendProblem(reply, new MarketlensError('method_not_allowed', `${req.method} is not allowed on ${path}; use GET`));
+      return sendProblem(
+        reply,
+        new MarketlensError('method_not_allowed', `${req.method} is not allowed on ${path}; use GET`),
+      );
     }
     return sendProblem(reply, new MarketlensError('route_not_found', `No route ${req.method} ${path}; see /docs`));
   });
@@ -206,7 +236,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
   // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny).
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    const checks: Record<string, string> = { server: state.ready ? 'ok' : 'closing', cache: redis ? 'redis' : 'memory' };
+    const checks: Record<string, string> = {
+      server: state.ready ? 'ok' : 'closing',
+      cache: redis ? 'redis' : 'memory',
+    };
     let ok = state.ready;
     let status = state.ready ? 'ready' : 'shutting_down';
     if (redis) {
@@ -247,7 +280,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
   // Alerts share the app's database; their delivery loop stops (in its own onClose, registered first) before it closes.
-  const alerts = await registerAlerts(app, { config, authenticate, problem: problemSchema, store, engine: deps.alerts });
+  const alerts = await registerAlerts(app, {
+    config,
+    authenticate,
+    problem: problemSchema,
+    store,
+    engine: deps.alerts,
+  });
   liveResults.onFailure((failure) => alerts.handleFailure(failure));
   await registerHistory(app, { config, authenticate, store });
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
@@ -263,6 +302,11 @@ function cacheResultCounter(metrics: Metrics): Counter<'operation' | 'result'> {
   const existing = metrics.registry.getSingleMetric(name) as Counter<'operation' | 'result'> | undefined;
   return (
     existing ??
-    new Counter({ name, help: 'Lookups by operation and how they were answered (X-Cache)', labelNames: ['operation', 'result'] as const, registers: [metrics.registry] })
+    new Counter({
+      name,
+      help: 'Lookups by operation and how they were answered (X-Cache)',
+      labelNames: ['operation', 'result'] as const,
+      registers: [metrics.registry],
+    })
   );
 }

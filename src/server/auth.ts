@@ -29,7 +29,10 @@ export function makeAuthenticate(keys: KeyStore) {
           presented = bearer;
           where = 'Authorization: Bearer';
         } else if (bearer !== presented) {
-          throw new MarketlensError('invalid_api_key', 'x-api-key and Authorization: Bearer carry different keys; send one key');
+          throw new MarketlensError(
+            'invalid_api_key',
+            'x-api-key and Authorization: Bearer carry different keys; send one key',
+          );
         }
       }
     }
@@ -37,7 +40,10 @@ export function makeAuthenticate(keys: KeyStore) {
     const check = keys.verify(presented);
     if (!check.ok) {
       if (check.reason === 'disabled') throw new MarketlensError('key_disabled', 'This API key has been revoked');
-      throw new MarketlensError('invalid_api_key', `The API key in ${where} is not valid (x-api-key or Authorization: Bearer)`);
+      throw new MarketlensError(
+        'invalid_api_key',
+        `The API key in ${where} is not valid (x-api-key or Authorization: Bearer)`,
+      );
     }
     req.apiKey = check.key;
   };

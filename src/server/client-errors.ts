@@ -13,7 +13,10 @@ import { normaliseError, sendProblem, toProblem } from './problem.js';
 /** Node's parser error → our error (its message never reaches the client: it can echo raw bytes). */
 function parserError(err: NodeJS.ErrnoException): MarketlensError {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return new MarketlensError('headers_too_large', 'The request line and headers exceed the size this server reads (16 KiB)');
+    return new MarketlensError(
+      'headers_too_large',
+      'The request line and headers exceed the size this server reads (16 KiB)',
+    );
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
     return new MarketlensError('request_timeout', 'The request was not received completely in time');
@@ -42,7 +45,12 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', req.id);
   if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendProblem(reply, new MarketlensError('invalid_parameter', 'path: is not a valid URL path', { errors: [{ param: 'path', message: 'is not a valid URL path' }] }));
+    sendProblem(
+      reply,
+      new MarketlensError('invalid_parameter', 'path: is not a valid URL path', {
+        errors: [{ param: 'path', message: 'is not a valid URL path' }],
+      }),
+    );
     return;
   }
   sendProblem(reply, normaliseError(err));

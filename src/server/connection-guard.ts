@@ -22,7 +22,10 @@ export interface ConnectionGuardOptions {
 /** Written raw, before any HTTP parsing (the connection is never handed to the server): why, and when to come back. */
 function refusal(): string {
   const body = JSON.stringify(
-    toProblem(new MarketlensError('overloaded', 'Too many open connections to this server; retry shortly'), randomUUID()),
+    toProblem(
+      new MarketlensError('overloaded', 'Too many open connections to this server; retry shortly'),
+      randomUUID(),
+    ),
   );
   return (
     'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\nConnection: close\r\n' +

@@ -22,7 +22,10 @@ export const problemSchema = z
     error: z.string().describe('Same as `code`, for clients of other product-data APIs'),
     message: z.string().describe('Same as `detail`'),
     request_id: z.string(),
-    errors: z.array(z.object({ param: z.string(), message: z.string() })).optional().describe('One entry per bad parameter'),
+    errors: z
+      .array(z.object({ param: z.string(), message: z.string() }))
+      .optional()
+      .describe('One entry per bad parameter'),
   })
   .meta({
     id: 'Problem',
@@ -74,7 +77,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, pub
         license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Self-hosted, read-only product-data API: live, structured data from watch, sneaker, sportswear and ' +
-          'electronics marketplaces. Every route also exists under the real site\'s name (e.g. `/api/v1/scraper/goat/prices`).\n\n' +
+          "electronics marketplaces. Every route also exists under the real site's name (e.g. `/api/v1/scraper/goat/prices`).\n\n" +
           '## Errors\n\nEvery error is `application/problem+json` (see the `Problem` schema):\n\n' +
           '| status | code | meaning |\n|---|---|---|\n' +
           ERROR_TABLE +
@@ -82,11 +85,15 @@ export async function registerOpenApi(app: FastifyInstance, version: string, pub
           '`Server-Timing`. `max_age` (seconds) or `Cache-Control: no-cache` bound how old an answer may be.',
       },
       tags: [
-        ...Object.values(MARKETPLACE_INFO).map((m) => ({ name: m.site, description: `${m.site} lookups of the spec (alias paths \`/${m.alias}/\`)` })),
-        { name: 'Account', description: 'The calling key\'s own limits and usage' },
+        ...Object.values(MARKETPLACE_INFO).map((m) => ({
+          name: m.site,
+          description: `${m.site} lookups of the spec (alias paths \`/${m.alias}/\`)`,
+        })),
+        { name: 'Account', description: "The calling key's own limits and usage" },
         {
           name: BEYOND_SPEC_TAG,
-          description: 'Extensions beyond the spec\'s eight lookups, for clients of the Retailed API (e.g. `stockx/trends`)',
+          description:
+            "Extensions beyond the spec's eight lookups, for clients of the Retailed API (e.g. `stockx/trends`)",
         },
       ],
       components: {

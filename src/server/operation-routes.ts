@@ -50,7 +50,7 @@ function okSchema(op: AnyOperation): z.ZodType {
   if (op.name !== 'resale-b.product') return record;
   return z
     .union([record, productCamelRecordSchema])
-    .describe('snake_case (the spec, default) or, with MARKETLENS_RESALE_B_PRODUCT_KEYS=camel, GOAT\'s camelCase keys');
+    .describe("snake_case (the spec, default) or, with MARKETLENS_RESALE_B_PRODUCT_KEYS=camel, GOAT's camelCase keys");
 }
 
 /**
@@ -84,7 +84,10 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
     const querystring = op.params.extend(documented).extend(loose).extend({ max_age: maxAge });
     const body = bodyKeys.length > 0 ? z.object(loose).strict().nullish() : undefined;
     const handler = makeHandler(op, deps);
-    for (const [url, hide] of [[op.path, false], [aliasPath(op), true]] as const) {
+    for (const [url, hide] of [
+      [op.path, false],
+      [aliasPath(op), true],
+    ] as const) {
       app.route({
         method: 'GET',
         url,
@@ -99,7 +102,9 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
           summary: op.summary,
           description:
             `${op.description}\n\nAlias path: \`${aliasPath(op)}\`.` +
-            (bodyKeys.length > 0 ? ` ${bodyKeys.map((k) => `\`${k}\``).join(', ')} may also come from a JSON body (GET with \`Content-Type: application/json\`).` : ''),
+            (bodyKeys.length > 0
+              ? ` ${bodyKeys.map((k) => `\`${k}\``).join(', ')} may also come from a JSON body (GET with \`Content-Type: application/json\`).`
+              : ''),
           security: [{ apiKey: [] }],
           querystring,
           ...(body ? { body } : {}),
@@ -150,7 +155,11 @@ function makeHandler(op: AnyOperation, deps: OperationRouteDeps) {
 }
 
 /** Body parameters join the (already validated) query; the merged set must satisfy the operation's schema. */
-function mergeBodyParams(op: AnyOperation, query: Record<string, unknown>, body: Record<string, unknown> | null | undefined) {
+function mergeBodyParams(
+  op: AnyOperation,
+  query: Record<string, unknown>,
+  body: Record<string, unknown> | null | undefined,
+) {
   const merged = { ...query };
   for (const [k, v] of Object.entries(body ?? {})) {
     if (v === undefined) continue;
@@ -174,7 +183,8 @@ export function setLookupHeaders(reply: FastifyReply, r: LookupResult): void {
     const timing: string[] = [];
     if (r.upstreamMs !== undefined) timing.push(`upstream;dur=${r.upstreamMs.toFixed(1)}`);
     if (r.parseMs !== undefined) timing.push(`parse;dur=${r.parseMs.toFixed(1)}`);
-    if (r.waitMs !== undefined) timing.push(`shared;desc="joined an identical in-flight fetch";dur=${r.waitMs.toFixed(1)}`);
+    if (r.waitMs !== undefined)
+      timing.push(`shared;desc="joined an identical in-flight fetch";dur=${r.waitMs.toFixed(1)}`);
     reply.header('server-timing', timing.join(', '));
   }
   if (r.missingParts.length > 0) reply.header('x-missing-parts', r.missingParts.join(','));

@@ -48,7 +48,9 @@ export function zodToInvalidParameter(error: z.ZodError): MarketlensError {
       issues.push({ param: String(i.path[0] ?? 'query'), message });
     }
   }
-  return new MarketlensError('invalid_parameter', issues.map((i) => `${i.param}: ${i.message}`).join('; '), { errors: issues });
+  return new MarketlensError('invalid_parameter', issues.map((i) => `${i.param}: ${i.message}`).join('; '), {
+    errors: issues,
+  });
 }
 
 export function sendProblem(reply: FastifyReply, err: MarketlensError): FastifyReply {
@@ -73,7 +75,8 @@ export function normaliseError(e: unknown): MarketlensError {
         for (const k of params.keys) issues.push({ param: k, message: 'unknown parameter' });
       } else {
         // An error on the whole body (not an object) names the body, not a query-string parameter.
-        const param = v.instancePath.replace(/^\//, '').split('/')[0] || (e.validationContext === 'body' ? 'body' : 'query');
+        const param =
+          v.instancePath.replace(/^\//, '').split('/')[0] || (e.validationContext === 'body' ? 'body' : 'query');
         const raw = v.message ?? 'is invalid';
         const message = v.keyword === 'invalid_type' && /received undefined/.test(raw) ? 'is required' : raw;
         issues.push({ param, message });
@@ -84,9 +87,13 @@ export function normaliseError(e: unknown): MarketlensError {
   }
   const fe = e as FastifyError;
   if (fe && fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new MarketlensError('body_too_large', `body: larger than the ${Math.round(BODY_LIMIT_BYTES / 1024)} KiB this service reads`, {
-      errors: [{ param: 'body', message: 'is too large' }],
-    });
+    return new MarketlensError(
+      'body_too_large',
+      `body: larger than the ${Math.round(BODY_LIMIT_BYTES / 1024)} KiB this service reads`,
+      {
+        errors: [{ param: 'body', message: 'is too large' }],
+      },
+    );
   }
   if (fe && typeof fe.code === 'string' && fe.code.startsWith('FST_ERR_CTP_')) {
     const message = 'request body is not valid JSON';

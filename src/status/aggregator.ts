@@ -179,7 +179,8 @@ export class StatusAggregator implements UpstreamObserver {
       const t = OP_TIER_INDEX.get(u.tier);
       if (t !== undefined) c[base + t]! += 1;
     }
-    if (u.upstreamMs !== undefined && u.upstreamRequests !== 0) c[base + OP_FIELDS.latency + latencyBucket(u.upstreamMs / 1000)]! += 1;
+    if (u.upstreamMs !== undefined && u.upstreamRequests !== 0)
+      c[base + OP_FIELDS.latency + latencyBucket(u.upstreamMs / 1000)]! += 1;
   }
 }
 

@@ -82,10 +82,24 @@ export async function syncCanaryJob(db: Kysely<Database>, intervalMs: number | n
   const timing = { interval_ms: intervalMs, next_run_at: now + intervalMs, created_at: now };
   await db
     .insertInto('schedule_jobs')
-    .values({ id: CANARY_JOB_ID, kind: CANARY_KIND, payload: '{}', ...timing, locked_until: null, last_run_at: null, last_error: null, runs: 0 })
+    .values({
+      id: CANARY_JOB_ID,
+      kind: CANARY_KIND,
+      payload: '{}',
+      ...timing,
+      locked_until: null,
+      last_run_at: null,
+      last_error: null,
+      runs: 0,
+    })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
-  await db.updateTable('schedule_jobs').set(timing).where('id', '=', CANARY_JOB_ID).where('interval_ms', '!=', intervalMs).execute();
+  await db
+    .updateTable('schedule_jobs')
+    .set(timing)
+    .where('id', '=', CANARY_JOB_ID)
+    .where('interval_ms', '!=', intervalMs)
+    .execute();
 }
 
 export interface CanaryDeps {

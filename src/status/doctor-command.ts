@@ -19,13 +19,15 @@ export function parseDoctorArgs(args: string[]): { json: boolean; options: Docto
     if (a === '--json') json = true;
     else if (a === '--tier') {
       const t = args[++i];
-      if (!t || !(FETCH_TIERS as readonly string[]).includes(t)) throw new DoctorUsageError(`--tier must be one of ${FETCH_TIERS.join(', ')}`);
+      if (!t || !(FETCH_TIERS as readonly string[]).includes(t))
+        throw new DoctorUsageError(`--tier must be one of ${FETCH_TIERS.join(', ')}`);
       options.tier = t as FetchTier;
     } else if ((OPERATION_NAMES as readonly string[]).includes(a)) only.push(a as OperationName);
     else {
       const eq = a.indexOf('=');
       const name = OPERATION_NAMES.find((n) => a.startsWith(`${n}.`));
-      if (eq < 0 || !name || eq <= name.length + 1) throw new DoctorUsageError(`Unexpected "${a}". Usage: ${DOCTOR_USAGE}`);
+      if (eq < 0 || !name || eq <= name.length + 1)
+        throw new DoctorUsageError(`Unexpected "${a}". Usage: ${DOCTOR_USAGE}`);
       (params[name] ??= {})[a.slice(name.length + 1, eq)] = a.slice(eq + 1);
     }
   }
@@ -35,7 +37,11 @@ export function parseDoctorArgs(args: string[]): { json: boolean; options: Docto
 }
 
 /** Prints the table (or JSON) and answers the exit code: 1 when any lookup failed. */
-export async function doctorCommand(config: Config, args: string[], out: (s: string) => void = console.log): Promise<number> {
+export async function doctorCommand(
+  config: Config,
+  args: string[],
+  out: (s: string) => void = console.log,
+): Promise<number> {
   const { json, options } = parseDoctorArgs(args);
   const rows = await runDoctor(config, options);
   out(json ? JSON.stringify(rows, null, 2) : formatDoctorTable(rows));

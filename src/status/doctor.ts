@@ -64,7 +64,9 @@ export interface DoctorOptions {
 
 /** The configuration with every marketplace limited to one tier. */
 export function withOnlyTier(config: Config, tier: FetchTier): Config {
-  const marketplaces = Object.fromEntries(Object.entries(config.marketplaces).map(([mp, c]) => [mp, { ...c, tiers: [tier] }])) as Config['marketplaces'];
+  const marketplaces = Object.fromEntries(
+    Object.entries(config.marketplaces).map(([mp, c]) => [mp, { ...c, tiers: [tier] }]),
+  ) as Config['marketplaces'];
   return { ...config, marketplaces };
 }
 
@@ -98,7 +100,12 @@ export async function runDoctor(base: Config, options: DoctorOptions = {}): Prom
         tally.bytes += e.bytes ?? 0;
         if (e.outcome.startsWith('http_')) tally.tier = e.tier as FetchTier;
       };
-      rows.push({ ...(await checkOne(config, http, name, options.params?.[name])), tier: tally.tier, upstream_requests: tally.requests, bytes: tally.bytes });
+      rows.push({
+        ...(await checkOne(config, http, name, options.params?.[name])),
+        tier: tally.tier,
+        upstream_requests: tally.requests,
+        bytes: tally.bytes,
+      });
       current = undefined;
     }
   } finally {
@@ -111,36 +118,94 @@ export async function runDoctor(base: Config, options: DoctorOptions = {}): Prom
 type Checked = Omit<DoctorRow, 'tier' | 'upstream_requests' | 'bytes'>;
 
 /** One lookup: fetch, parse, check the record against the spec schema (the service's own steps, each observed). */
-async function checkOne(config: Config, http: HttpClient, name: OperationName, override?: Record<string, string>): Promise<Checked> {
+async function checkOne(
+  config: Config,
+  http: HttpClient,
+  name: OperationName,
+  override?: Record<string, string>,
+): Promise<Checked> {
   const op: Operation = OPERATIONS[name];
   const t0 = performance.now();
   const elapsed = () => Math.round(performance.now() - t0);
   const parsedParams = op.params.safeParse({ ...DOCTOR_DEFAULTS[name], ...override });
   if (!parsedParams.success) {
     const message = parsedParams.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    return { operation: name, ok: false, code: 'invalid_parameter', message, ms: 0, record_valid: null, null_fields: null, missing_parts: null };
+    return {
+      operation: name,
+      ok: false,
+      code: 'invalid_parameter',
+      message,
+      ms: 0,
+      record_valid: null,
+      null_fields: null,
+      missing_parts: null,
+    };
   }
   const params = parsedParams.data;
   let record: unknown;
   let missing: string[];
   try {
-    const bodies = await op.fetch({ http, marketplace: op.marketplace, signal: AbortSignal.timeout(config.deadlineMs), config }, params);
+    const bodies = await op.fetch(
+      { http, marketplace: op.marketplace, signal: AbortSignal.timeout(config.deadlineMs), config },
+      params,
+    );
     ({ record, missing } = op.parse(bodies, params));
   } catch (e) {
-    const err = isMarketlensError(e) ? e : new MarketlensError('upstream_changed', `${name} parser failed: ${(e as Error).message}`);
-    return { operation: name, ok: false, code: err.code, message: err.message, ms: elapsed(), record_valid: null, null_fields: null, missing_parts: null };
+    const err = isMarketlensError(e)
+      ? e
+      : new MarketlensError('upstream_changed', `${name} parser failed: ${(e as Error).message}`);
+    return {
+      operation: name,
+      ok: false,
+      code: err.code,
+      message: err.message,
+      ms: elapsed(),
+      record_valid: null,
+      null_fields: null,
+      missing_parts: null,
+    };
   }
   const checked = op.record.safeParse(record);
   const nulls = nullPaths(record);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { operation: name, ok: false, code: 'upstream_changed', message: `record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, ms: elapsed(), record_valid: false, null_fields: nulls, missing_parts: missing };
+    return {
+      operation: name,
+      ok: false,
+      code: 'upstream_changed',
+      message: `record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      ms: elapsed(),
+      record_valid: false,
+      null_fields: nulls,
+      missing_parts: missing,
+    };
   }
-  return { operation: name, ok: true, code: null, message: null, ms: elapsed(), record_valid: true, null_fields: nulls, missing_parts: missing };
+  return {
+    operation: name,
+    ok: true,
+    code: null,
+    message: null,
+    ms: elapsed(),
+    record_valid: true,
+    null_fields: nulls,
+    missing_parts: missing,
+  };
 }
 
 function emptyRow(operation: OperationName, code: string, message: string): DoctorRow {
-  return { operation, ok: false, code, message, tier: null, ms: 0, upstream_requests: 0, bytes: 0, record_valid: null, null_fields: null, missing_parts: null };
+  return {
+    operation,
+    ok: false,
+    code,
+    message,
+    tier: null,
+    ms: 0,
+    upstream_requests: 0,
+    bytes: 0,
+    record_valid: null,
+    null_fields: null,
+    missing_parts: null,
+  };
 }
 
 /** Paths of null leaves, array indices folded (`[].price`), each listed once, in record order. */
@@ -164,10 +229,18 @@ export function formatDoctorTable(rows: readonly DoctorRow[]): string {
     String(r.upstream_requests),
     String(r.bytes),
     r.record_valid === null ? '-' : r.record_valid ? 'yes' : 'NO',
-    r.null_fields === null ? '-' : r.null_fields.length === 0 ? '0' : `${r.null_fields.length}: ${abbreviate(r.null_fields)}`,
+    r.null_fields === null
+      ? '-'
+      : r.null_fields.length === 0
+        ? '0'
+        : `${r.null_fields.length}: ${abbreviate(r.null_fields)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), line(widths.map((w) => '-'.repeat(w)))];
   rows.forEach((r, i) => {
     out.push(line(cells[i]!));

@@ -52,7 +52,11 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
   const onRequest = deps.authenticate ? [deps.authenticate] : [];
   const gather = async () => {
     const { shared: isShared, raws } = await shared.gather();
-    return { shared: isShared, total: toView(raws.length === 1 ? raws[0]! : sumRaw(raws)), instances: raws.map(toView) };
+    return {
+      shared: isShared,
+      total: toView(raws.length === 1 ? raws[0]! : sumRaw(raws)),
+      instances: raws.map(toView),
+    };
   };
   app.get(STATUS_PATH, {
     onRequest,
@@ -65,8 +69,8 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
         'counts by error code, share answered from cache, upstream requests and bytes per live lookup, p50/p95 ' +
         'upstream latency (per marketplace of each request, per operation of each live lookup) and which fetch tier ' +
         'answered; per marketplace: the circuit breaker (with its reopen time), and ' +
-        'the last `upstream_blocked` and `upstream_changed`. With MARKETLENS_REDIS_URL, every instance\'s figures ' +
-        'and their sum; otherwise this instance\'s. Needs a key unless MARKETLENS_METRICS_PUBLIC=true. ' +
+        "the last `upstream_blocked` and `upstream_changed`. With MARKETLENS_REDIS_URL, every instance's figures " +
+        "and their sum; otherwise this instance's. Needs a key unless MARKETLENS_METRICS_PUBLIC=true. " +
         'The same as a page: `GET /status`.',
       security: deps.authenticate ? [{ apiKey: [] }] : [],
       // 400: a malformed request (any route); with a key check, its 401 and 403 too.
@@ -92,8 +96,17 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
  * Canaries (MARKETLENS_CANARY_INTERVAL) as `canary` jobs of the price history's scheduler (`app.history.scheduler`):
  * call after registerHistory, before the app is ready (the scheduler starts on ready).
  */
-export async function registerStatusCanaries(app: FastifyInstance, deps: { lookup: LookupService; intervalMs: number | null }): Promise<void> {
-  const canaries = await registerCanaries({ scheduler: app.history.scheduler, db: app.history.store.db, lookup: deps.lookup, intervalMs: deps.intervalMs, log: app.log });
+export async function registerStatusCanaries(
+  app: FastifyInstance,
+  deps: { lookup: LookupService; intervalMs: number | null },
+): Promise<void> {
+  const canaries = await registerCanaries({
+    scheduler: app.history.scheduler,
+    db: app.history.store.db,
+    lookup: deps.lookup,
+    intervalMs: deps.intervalMs,
+    log: app.log,
+  });
   // preClose runs before every onClose: the running round stops starting lookups, the scheduler's stop waits for it.
   app.addHook('preClose', async () => canaries.stop());
 }

@@ -30,12 +30,21 @@ export function renderStatusPage(input: StatusPageInput): string {
   const { total } = input;
   const mps = Object.entries(total.marketplaces) as [Marketplace, MarketplaceStatus][];
   const rows = mps.map(([mp, s]) => marketplaceRow(mp, s)).join('\n');
-  const problemRows = mps.flatMap(([mp, s]) => [problemRow(mp, s, 'blocked', s.last_blocked), problemRow(mp, s, 'format changed', s.last_changed)]).filter(Boolean);
+  const problemRows = mps
+    .flatMap(([mp, s]) => [
+      problemRow(mp, s, 'blocked', s.last_blocked),
+      problemRow(mp, s, 'format changed', s.last_changed),
+    ])
+    .filter(Boolean);
   const problems = problemRows.length
     ? `<table><thead><tr><th>Marketplace</th><th>What</th><th>When</th><th>Operation</th><th>Reason</th></tr></thead><tbody>\n${problemRows.join('\n')}\n</tbody></table>`
     : '';
-  const opRows = mps.flatMap(([, s]) => Object.entries(s.operations).map(([name, w]) => operationRow(name, w['5m'], w['1h']))).join('\n');
-  const scope = input.shared ? `${input.instances} instance${input.instances === 1 ? '' : 's'} (summed)` : 'this instance';
+  const opRows = mps
+    .flatMap(([, s]) => Object.entries(s.operations).map(([name, w]) => operationRow(name, w['5m'], w['1h'])))
+    .join('\n');
+  const scope = input.shared
+    ? `${input.instances} instance${input.instances === 1 ? '' : 's'} (summed)`
+    : 'this instance';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="30"><title>marketlens status</title>
@@ -73,7 +82,11 @@ function marketplaceRow(mp: Marketplace, s: MarketplaceStatus): string {
   const health = healthOf(s);
   const up = w.upstream;
   const tiers = tierList(up.tiers);
-  const breaker = s.breaker ? (s.breaker.state === 'closed' ? 'closed' : `${s.breaker.state}${s.breaker.reopens_at ? ` until ${time(s.breaker.reopens_at)}` : ''}`) : '—';
+  const breaker = s.breaker
+    ? s.breaker.state === 'closed'
+      ? 'closed'
+      : `${s.breaker.state}${s.breaker.reopens_at ? ` until ${time(s.breaker.reopens_at)}` : ''}`
+    : '—';
   return `<tr class="${health}" data-marketplace="${esc(mp)}"><td><span class="dot"></span>${esc(s.site)} <small>(${esc(mp)})</small></td>
 <td class="state">${LABEL[health]}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td>
 <td class="n">${pct(w.cache_share)}</td><td class="n">${ms(up.p50_ms)} / ${ms(up.p95_ms)}</td><td>${esc(tiers)}</td>
@@ -81,13 +94,21 @@ function marketplaceRow(mp: Marketplace, s: MarketplaceStatus): string {
 }
 
 function operationRow(name: string, w: OperationFigures, h: OperationFigures): string {
-  const outcomes = Object.entries(w.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '—';
+  const outcomes =
+    Object.entries(w.outcomes)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || '—';
   const up = w.upstream;
   return `<tr data-operation="${esc(name)}"><td>${esc(name)}</td><td class="n">${w.lookups} (${h.lookups})</td><td class="n">${pct(w.success_rate)} (${pct(h.success_rate)})</td><td class="n">${pct(w.cache_share)}</td>
 <td class="n">${ms(up.p50_ms)} / ${ms(up.p95_ms)}</td><td>${esc(tierList(up.tiers))}</td><td class="n">${num(up.requests_per_live_lookup)} / ${bytes(up.bytes_per_live_lookup)}</td><td>${esc(outcomes)}</td></tr>`;
 }
 
-const tierList = (tiers: Record<string, number>) => Object.entries(tiers).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ') || '—';
+const tierList = (tiers: Record<string, number>) =>
+  Object.entries(tiers)
+    .filter(([, n]) => n > 0)
+    .map(([t, n]) => `${t} ${n}`)
+    .join(', ') || '—';
 
 function problemRow(mp: Marketplace, s: MarketplaceStatus, what: string, f: NotableFailure | null): string {
   if (!f) return '';
@@ -97,7 +118,14 @@ function problemRow(mp: Marketplace, s: MarketplaceStatus, what: string, f: Nota
 const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 1000) / 10} %`);
 const ms = (x: number | null) => (x === null ? '—' : `≤${x} ms`);
 const num = (x: number | null) => (x === null ? '—' : String(x));
-const bytes = (x: number | null) => (x === null ? '—' : x >= 1024 * 1024 ? `${(x / 1048576).toFixed(1)} MB` : x >= 1024 ? `${Math.round(x / 1024)} kB` : `${x} B`);
+const bytes = (x: number | null) =>
+  x === null
+    ? '—'
+    : x >= 1024 * 1024
+      ? `${(x / 1048576).toFixed(1)} MB`
+      : x >= 1024
+        ? `${Math.round(x / 1024)} kB`
+        : `${x} B`;
 const time = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 
 function esc(s: string): string {

@@ -4,7 +4,9 @@ import { FETCH_TIERS, type FetchTier } from '../config.js';
 
 // Every tier is always present (0 when unused): an object with one key per tier, not a record keyed by an enum,
 // whose JSON Schema would list `required` keys without defining them.
-const tierCounts = z.object(Object.fromEntries(FETCH_TIERS.map((t) => [t, z.number().int()])) as Record<FetchTier, z.ZodNumber>);
+const tierCounts = z.object(
+  Object.fromEntries(FETCH_TIERS.map((t) => [t, z.number().int()])) as Record<FetchTier, z.ZodNumber>,
+);
 
 const rate = z.number().min(0).max(1).nullable();
 
@@ -29,22 +31,25 @@ const upstreamFigures = z.object({
 
 const operationUpstream = z
   .object({
-    requests: z.number().int().describe('Upstream requests sent by this operation\'s live lookups (every attempt, every tier)'),
+    requests: z
+      .number()
+      .int()
+      .describe("Upstream requests sent by this operation's live lookups (every attempt, every tier)"),
     bytes: z.number().int().describe('Body bytes of the answers passed to its parser'),
     requests_per_live_lookup: z.number().nullable(),
     bytes_per_live_lookup: z.number().nullable(),
     p50_ms: z
       .number()
       .nullable()
-      .describe('A live lookup\'s whole upstream time (queue, every request, retry and tier), median: upper bound of its 25 %-wide bucket; lookups refused before the wire are left out'),
+      .describe(
+        "A live lookup's whole upstream time (queue, every request, retry and tier), median: upper bound of its 25 %-wide bucket; lookups refused before the wire are left out",
+      ),
     p95_ms: z.number().nullable(),
     tiers: tierCounts.describe('Live lookups per fetch tier of the last answer they got'),
   })
-  .describe('The live lookups\' upstream figures, per operation (counted per lookup by the lookup service)');
+  .describe("The live lookups' upstream figures, per operation (counted per lookup by the lookup service)");
 
-const notable = z
-  .object({ at: z.string(), operation: z.string(), reason: z.string() })
-  .nullable();
+const notable = z.object({ at: z.string(), operation: z.string(), reason: z.string() }).nullable();
 
 const windowsOf = <T extends z.ZodType>(t: T) => z.object({ '5m': t, '1h': t });
 

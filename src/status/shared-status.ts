@@ -38,7 +38,10 @@ export class SharedStatus {
     this.timer = undefined;
     if (!this.redis?.isUp) return;
     // A clean shutdown leaves at once instead of lingering for INSTANCE_TTL_MS.
-    await Promise.all([this.redis.client.del(this.keyOf(this.instance)), this.redis.client.zrem(this.setKey, this.instance)]).catch(() => undefined);
+    await Promise.all([
+      this.redis.client.del(this.keyOf(this.instance)),
+      this.redis.client.zrem(this.setKey, this.instance),
+    ]).catch(() => undefined);
   }
 
   async publish(): Promise<void> {
@@ -61,7 +64,9 @@ export class SharedStatus {
     const own = this.aggregator.raw();
     if (!this.redis) return { shared: false, raws: [own] };
     try {
-      const ids = (await this.redis.client.zrangebyscore(this.setKey, Date.now() - INSTANCE_TTL_MS, '+inf')).filter((id) => id !== this.instance);
+      const ids = (await this.redis.client.zrangebyscore(this.setKey, Date.now() - INSTANCE_TTL_MS, '+inf')).filter(
+        (id) => id !== this.instance,
+      );
       const texts = ids.length > 0 ? await this.redis.client.mget(ids.map((id) => this.keyOf(id))) : [];
       const others = texts.flatMap((t) => (t ? [JSON.parse(t) as RawSnapshot] : []));
       return { shared: true, raws: [own, ...others] };

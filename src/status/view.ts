@@ -6,7 +6,16 @@
 import { FETCH_TIERS, type FetchTier } from '../config.js';
 import { MARKETPLACES, MARKETPLACE_INFO, type Marketplace } from '../marketplaces/catalog.js';
 import type { OperationName } from '../operations/types.js';
-import { CODES, MP_FIELDS, OP_FIELDS, WINDOWS, type CircuitView, type NotableFailure, type RawSnapshot, type WindowName } from './aggregator.js';
+import {
+  CODES,
+  MP_FIELDS,
+  OP_FIELDS,
+  WINDOWS,
+  type CircuitView,
+  type NotableFailure,
+  type RawSnapshot,
+  type WindowName,
+} from './aggregator.js';
 import { LATENCY_BUCKETS, quantileMs } from './latency.js';
 
 export interface LookupFigures {
@@ -113,7 +122,10 @@ export function toView(raw: RawSnapshot): StatusView {
     const r = raw.marketplaces[mp];
     const operations: MarketplaceStatus['operations'] = {};
     for (const [name, w] of Object.entries(r.operations) as [OperationName, Record<WindowName, number[]>][]) {
-      operations[name] = Object.fromEntries(WINDOW_NAMES.map((win) => [win, operationFigures(w[win])])) as Record<WindowName, OperationFigures>;
+      operations[name] = Object.fromEntries(WINDOW_NAMES.map((win) => [win, operationFigures(w[win])])) as Record<
+        WindowName,
+        OperationFigures
+      >;
     }
     const windows = {} as MarketplaceStatus['windows'];
     for (const win of WINDOW_NAMES) {
@@ -121,7 +133,14 @@ export function toView(raw: RawSnapshot): StatusView {
       const figures = lookupFigures(all);
       windows[win] = { ...figures, upstream: upstreamFigures(r.upstream[win], figures.live_lookups) };
     }
-    marketplaces[mp] = { site: MARKETPLACE_INFO[mp].site, breaker: r.breaker, last_blocked: r.last_blocked, last_changed: r.last_changed, windows, operations };
+    marketplaces[mp] = {
+      site: MARKETPLACE_INFO[mp].site,
+      breaker: r.breaker,
+      last_blocked: r.last_blocked,
+      last_changed: r.last_changed,
+      windows,
+      operations,
+    };
   }
   return { instance: raw.instance, generated_at: raw.generated_at, marketplaces };
 }
@@ -131,7 +150,11 @@ export function toView(raw: RawSnapshot): StatusView {
  * breaker shown is the worst (open > half-open > closed), with the latest reopen time.
  */
 export function sumRaw(raws: readonly RawSnapshot[], instance = 'all'): RawSnapshot {
-  const generated = raws.map((r) => r.generated_at).sort().at(-1) ?? new Date().toISOString();
+  const generated =
+    raws
+      .map((r) => r.generated_at)
+      .sort()
+      .at(-1) ?? new Date().toISOString();
   const marketplaces = {} as RawSnapshot['marketplaces'];
   for (const mp of MARKETPLACES) {
     const parts = raws.map((r) => r.marketplaces[mp]).filter(Boolean);
@@ -139,14 +162,21 @@ export function sumRaw(raws: readonly RawSnapshot[], instance = 'all'): RawSnaps
     for (const p of parts) {
       for (const [name, w] of Object.entries(p.operations) as [OperationName, Record<WindowName, number[]>][]) {
         const into = operations[name];
-        operations[name] = into ? (Object.fromEntries(WINDOW_NAMES.map((win) => [win, addAll([into[win], w[win]])])) as Record<WindowName, number[]>) : w;
+        operations[name] = into
+          ? (Object.fromEntries(WINDOW_NAMES.map((win) => [win, addAll([into[win], w[win]])])) as Record<
+              WindowName,
+              number[]
+            >)
+          : w;
       }
     }
     marketplaces[mp] = {
       breaker: worstBreaker(parts.map((p) => p.breaker)),
       last_blocked: newest(parts.map((p) => p.last_blocked)),
       last_changed: newest(parts.map((p) => p.last_changed)),
-      upstream: Object.fromEntries(WINDOW_NAMES.map((win) => [win, addAll(parts.map((p) => p.upstream[win]))])) as Record<WindowName, number[]>,
+      upstream: Object.fromEntries(
+        WINDOW_NAMES.map((win) => [win, addAll(parts.map((p) => p.upstream[win]))]),
+      ) as Record<WindowName, number[]>,
       operations,
     };
   }
@@ -166,7 +196,12 @@ function worstBreaker(views: readonly (CircuitView | null)[]): CircuitView | nul
   let worst: CircuitView | null = null;
   for (const v of views) {
     if (!v) continue;
-    if (!worst || SEVERITY[v.state] > SEVERITY[worst.state] || (v.state === worst.state && (v.reopens_at ?? '') > (worst.reopens_at ?? ''))) worst = v;
+    if (
+      !worst ||
+      SEVERITY[v.state] > SEVERITY[worst.state] ||
+      (v.state === worst.state && (v.reopens_at ?? '') > (worst.reopens_at ?? ''))
+    )
+      worst = v;
   }
   return worst;
 }

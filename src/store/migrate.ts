@@ -13,7 +13,9 @@ export async function migrateToLatest(db: Kysely<any>, where: string): Promise<s
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StoreError(`Database migration ${failed ?? ''} failed on ${where}: ${reason}`.replace('  ', ' '), { cause: error });
+    throw new StoreError(`Database migration ${failed ?? ''} failed on ${where}: ${reason}`.replace('  ', ' '), {
+      cause: error,
+    });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

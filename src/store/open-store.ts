@@ -53,7 +53,11 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function openStore(config: Pick<Config, 'dataDir'> & Partial<Pick<Config, 'databaseUrl'>>, log?: Logger, options: OpenStoreOptions = {}): Promise<Store> {
+export async function openStore(
+  config: Pick<Config, 'dataDir'> & Partial<Pick<Config, 'databaseUrl'>>,
+  log?: Logger,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
   const store = config.databaseUrl ? await openPostgres(config.databaseUrl, options, log) : openSqlite(config.dataDir);
   if (options.migrate ?? true) {
     try {
@@ -61,7 +65,9 @@ export async function openStore(config: Pick<Config, 'dataDir'> & Partial<Pick<C
       if (applied.length > 0) log?.info({ migrations: applied, database: store.where }, 'database migrated');
     } catch (e) {
       await store.close().catch(() => undefined);
-      throw e instanceof StoreError ? e : new StoreError(`Cannot migrate the database ${store.where}: ${(e as Error).message}`);
+      throw e instanceof StoreError
+        ? e
+        : new StoreError(`Cannot migrate the database ${store.where}: ${(e as Error).message}`);
     }
   }
   return store;
@@ -146,7 +152,10 @@ async function openPostgres(url: string, options: OpenStoreOptions, log?: Logger
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     // bigint columns hold epoch ms and counts, all far below 2^53: read them as numbers, as SQLite does.
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', (e) => log?.warn({ err: { message: e.message }, database: where }, 'database connection lost'));

@@ -8,7 +8,15 @@
  * transaction and no lock at all. Saying it does makes the Migrator read its state and apply pending migrations in
  * one BEGIN IMMEDIATE transaction: two processes starting at once apply each migration exactly once.
  */
-import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+} from 'kysely';
 
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

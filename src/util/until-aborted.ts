@@ -4,7 +4,11 @@
  * shared fetch goes on for the others.
  * @example await untilAborted(sharedFetch, ctx.signal, () => new MarketlensError('upstream_timeout', '…'))
  */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, reason: () => unknown = () => signal.reason): Promise<T> {
+export function untilAborted<T>(
+  work: Promise<T>,
+  signal: AbortSignal,
+  reason: () => unknown = () => signal.reason,
+): Promise<T> {
   if (signal.aborted) return Promise.reject(reason());
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(reason());

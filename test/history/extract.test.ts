@@ -25,12 +25,15 @@ function extract(...args: Parameters<typeof liveResultFrom>): ObservationBatch {
 describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
   it('GOAT buy bar: every entry gives its priced figures in USD major units; absent and 0-cent amounts give nothing', () => {
     const raw = JSON.parse(readCapture(GOAT_BUY_BAR)) as any[];
-    const b = extract('resale-b.prices', [{ capture: GOAT_BUY_BAR }], { identity: { id: '1341930', country: 'US', currency: 'USD' } });
+    const b = extract('resale-b.prices', [{ capture: GOAT_BUY_BAR }], {
+      identity: { id: '1341930', country: 'US', currency: 'USD' },
+    });
     expect(raw).toHaveLength(9);
     const expected: Array<[string, string, string, number]> = [];
     for (const e of raw) {
       const cond = `${e.shoeCondition}/${e.boxCondition}`;
-      const add = (kind: string, m: any) => m.amount > 0 && expected.push([e.sizeOption.presentation, cond, kind, m.amount / 100]);
+      const add = (kind: string, m: any) =>
+        m.amount > 0 && expected.push([e.sizeOption.presentation, cond, kind, m.amount / 100]);
       add('lowest_price', e.lowestPriceCents);
       add('last_sale', e.lastSoldPriceCents);
       add('instant_ship_lowest_price', e.instantShipLowestPriceCents);
@@ -49,15 +52,25 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
   });
 
   it('StockX product: whole-unit asks/bids/last sales per size where present, nulls give nothing, GTINs kept', () => {
-    const b = extract('resale-a.product', [{ capture: HAT_2023 }], { identity: { id: 'nike-x-stussy-bucket-hat-black', currency: 'USD' } });
+    const b = extract('resale-a.product', [{ capture: HAT_2023 }], {
+      identity: { id: 'nike-x-stussy-bucket-hat-black', currency: 'USD' },
+    });
     const record = liveResultFrom('resale-a.product', [{ capture: HAT_2023 }], { identity: { id: 'x' } }).record as any;
-    expect(b.products[0]).toMatchObject({ productId: record.id, name: 'Nike x Stussy Bucket Hat Black', url: 'https://stockx.com/nike-x-stussy-bucket-hat-black' });
+    expect(b.products[0]).toMatchObject({
+      productId: record.id,
+      name: 'Nike x Stussy Bucket Hat Black',
+      url: 'https://stockx.com/nike-x-stussy-bucket-hat-black',
+    });
     expect(b.variants).toHaveLength(record.variants.length);
     expect(b.variants[0]!.gtins).toEqual(record.variants[0].gtins.map((g: any) => g.identifier));
     const expected: unknown[] = [];
     const push = (size: string | null, m: any) => {
       if (!m) return;
-      for (const [kind, v] of [['lowest_ask', m.bids.lowest_ask], ['highest_bid', m.bids.highest_bid], ['last_sale', m.sales.last_sale]]) {
+      for (const [kind, v] of [
+        ['lowest_ask', m.bids.lowest_ask],
+        ['highest_bid', m.bids.highest_bid],
+        ['last_sale', m.sales.last_sale],
+      ]) {
         if (v !== null) expected.push([size, kind, v]);
       }
     };
@@ -69,14 +82,20 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
   });
 
   it('StockX search: every hit is a product, no price', () => {
-    const b = extract('resale-a.search', [{ capture: 'stockx/scrapfly_nextdata_search_2023-12-18.json' }], { identity: { id: 'q' } });
+    const b = extract('resale-a.search', [{ capture: 'stockx/scrapfly_nextdata_search_2023-12-18.json' }], {
+      identity: { id: 'q' },
+    });
     expect(b.products).toHaveLength(10);
     expect(new Set(b.products.map((p) => p.productId)).size).toBe(10);
     expect(b.prices).toEqual([]);
   });
 
   it('Chrono24 search: every complete card is a listing product with its price in the requested currency', () => {
-    const b = extract('watchmarket.search', C24_FILES.map((capture) => ({ capture })), { params: { currency: 'USD' }, identity: { id: 'q', currency: 'USD' } });
+    const b = extract(
+      'watchmarket.search',
+      C24_FILES.map((capture) => ({ capture })),
+      { params: { currency: 'USD' }, identity: { id: 'q', currency: 'USD' } },
+    );
     expect(b.listingIds).toEqual(['47962070', '48173826', '48161212']);
     expect(b.products.map((p) => p.productId)).toEqual(b.listingIds);
     expect(b.products[0]).toMatchObject({ domain: 'chrono24.com', url: expect.stringContaining('--id47962070.htm') });
@@ -87,10 +106,14 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
     ]);
   });
 
-  it('a full Chrono24 results page (60 cards, built from the real capture\'s card) → 60 listing products with prices', () => {
+  it("a full Chrono24 results page (60 cards, built from the real capture's card) → 60 listing products with prices", () => {
     const page = largeWatchPage().value;
     const b = extractObservations({
-      ...liveResultFrom('watchmarket.search', C24_FILES.map((capture) => ({ capture })), { params: { currency: 'USD' }, identity: { id: 'q', currency: 'USD' } }),
+      ...liveResultFrom(
+        'watchmarket.search',
+        C24_FILES.map((capture) => ({ capture })),
+        { params: { currency: 'USD' }, identity: { id: 'q', currency: 'USD' } },
+      ),
       record: parseSearchPage({ url: 'https://www.chrono24.com/rolex/submariner--mod1.htm', pages: [page] }, 1),
     })!;
     expect(b.products).toHaveLength(60);
@@ -100,13 +123,24 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
   });
 
   it('Best Buy: current and regular price of the SKU', () => {
-    const b = extract('electronics.product', [{ capture: 'bestbuy/scrapfly_2025-03_products_skuPriceDomain_specCategories.json' }], { identity: { id: '6534615' } });
+    const b = extract(
+      'electronics.product',
+      [{ capture: 'bestbuy/scrapfly_2025-03_products_skuPriceDomain_specCategories.json' }],
+      { identity: { id: '6534615' } },
+    );
     expect(b.products[0]).toMatchObject({ productId: '6534615', sku: '6534615' });
-    expect(b.prices.map((p) => [p.kind, p.amount, p.currency])).toEqual([['current_price', 1499], ['regular_price', 1899]].map((x) => [...x, 'USD']));
+    expect(b.prices.map((p) => [p.kind, p.amount, p.currency])).toEqual(
+      [
+        ['current_price', 1499],
+        ['regular_price', 1899],
+      ].map((x) => [...x, 'USD']),
+    );
   });
 
   it('GOAT product: sizes as variants, product-level prices only where GOAT has them', () => {
-    const b = extract('resale-b.product', [{ capture: 'goat/dewuapiparser_goat_1341930_productTemplate.json' }], { identity: { id: '1341930' } });
+    const b = extract('resale-b.product', [{ capture: 'goat/dewuapiparser_goat_1341930_productTemplate.json' }], {
+      identity: { id: '1341930' },
+    });
     const t = JSON.parse(readCapture('goat/dewuapiparser_goat_1341930_productTemplate.json'));
     expect(b.products[0]).toMatchObject({ productId: '1341930', sku: t.sku, name: t.name });
     expect(b.variants.map((v) => v.size)).toEqual(t.sizeOptions.map((o: any) => o.presentation));
@@ -117,15 +151,24 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
 
 describe('extractors on our fixtures', () => {
   it('Nike: sizes with GTINs, current and full price in the storefront currency', () => {
-    const b = extract('sportswear.product', [{ fixture: 'sportswear/constructed-product-page-us.html' }], { params: { query: 'DD1391-100' }, identity: { id: 'DD1391-100' } });
+    const b = extract('sportswear.product', [{ fixture: 'sportswear/constructed-product-page-us.html' }], {
+      params: { query: 'DD1391-100' },
+      identity: { id: 'DD1391-100' },
+    });
     expect(b.products[0]).toMatchObject({ productId: 'DD1391-100', domain: 'nike.com' });
     expect(b.variants.length).toBeGreaterThan(0);
     expect(b.variants.every((v) => v.gtins.length > 0)).toBe(true);
-    expect(b.prices.map((p) => [p.kind, p.currency])).toEqual([['current_price', 'USD'], ['regular_price', 'USD']]);
+    expect(b.prices.map((p) => [p.kind, p.currency])).toEqual([
+      ['current_price', 'USD'],
+      ['regular_price', 'USD'],
+    ]);
   });
 
   it('a Chrono24 listing with "Price on request" is a product without a price', () => {
-    const b = extract('watchmarket.search', [{ fixture: 'watchmarket/search-2026-page1.html' }], { params: { currency: 'EUR' }, identity: { id: 'q', currency: 'EUR' } });
+    const b = extract('watchmarket.search', [{ fixture: 'watchmarket/search-2026-page1.html' }], {
+      params: { currency: 'EUR' },
+      identity: { id: 'q', currency: 'EUR' },
+    });
     expect(b.products).toHaveLength(4);
     expect(b.prices).toHaveLength(3);
     expect(b.prices.every((p) => p.currency === 'EUR')).toBe(true);

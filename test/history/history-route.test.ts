@@ -26,8 +26,14 @@ const PARAMS = { query: '1341930', country: 'US' };
 
 /** The GOAT capture observed at `at`, every amount shifted by `cents` (prices that move day by day). */
 function goatAt(at: number, cents: number): LiveResult {
-  const r = liveResultFrom('resale-b.prices', [{ capture: BUY_BAR }], { params: PARAMS, identity: { id: '1341930', country: 'US', currency: 'USD' }, fetchedAt: at });
-  for (const e of r.record as any[]) for (const k of ['lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents']) if (e[k].amount > 0) e[k].amount += cents;
+  const r = liveResultFrom('resale-b.prices', [{ capture: BUY_BAR }], {
+    params: PARAMS,
+    identity: { id: '1341930', country: 'US', currency: 'USD' },
+    fetchedAt: at,
+  });
+  for (const e of r.record as any[])
+    for (const k of ['lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents'])
+      if (e[k].amount > 0) e[k].amount += cents;
   return r;
 }
 
@@ -35,7 +41,8 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
   const run = engineAvailable(engine) && sharedAvailable;
   let db: TestDatabase;
   let app: FastifyInstance;
-  const get = (url: string, headers: Record<string, string> = {}) => app.inject({ url, headers: { ...auth, ...headers } });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    app.inject({ url, headers: { ...auth, ...headers } });
   const H = '/api/v1/history?operation=resale-b.prices&query=1341930&country=US';
   const range = `&from=${new Date(T0 - DAY).toISOString()}&to=${new Date(T0 + 10 * DAY).toISOString()}`;
 
@@ -71,7 +78,15 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
   it.skipIf(!run)('interval=day gives min, max and last per day; week buckets start on Monday', async () => {
     const body = (await get(`${H}${range}&size=5&kind=last_sale&interval=day`)).json();
     const s = body.series.find((x: any) => x.condition === 'new_no_defects/good_condition');
-    expect(s.points).toEqual([0, 1, 2, 3].map((d) => ({ t: new Date(Date.UTC(2026, 10, 1 + d)).toISOString(), min: 107 + d, max: 108 + d, last: 108 + d, count: 2 })));
+    expect(s.points).toEqual(
+      [0, 1, 2, 3].map((d) => ({
+        t: new Date(Date.UTC(2026, 10, 1 + d)).toISOString(),
+        min: 107 + d,
+        max: 108 + d,
+        last: 108 + d,
+        count: 2,
+      })),
+    );
     const week = (await get(`${H}${range}&size=5&kind=last_sale&interval=week`)).json();
     const w = week.series.find((x: any) => x.condition === 'new_no_defects/good_condition');
     // Sunday 1 Nov belongs to the week of Monday 26 Oct; 2–4 Nov to the week of Monday 2 Nov.
@@ -81,88 +96,124 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
     ]);
   });
 
-  it.skipIf(!run)('another lookup\'s parameters (country) select another series; from/to bound it', async () => {
+  it.skipIf(!run)("another lookup's parameters (country) select another series; from/to bound it", async () => {
     expect((await get(`${H.replace('country=US', 'country=FR')}${range}`)).json().series).toEqual([]);
-    const late = (await get(`${H}&from=${new Date(T0 + 3 * DAY).toISOString()}&to=${new Date(T0 + 4 * DAY).toISOString()}&size=5&kind=last_sale`)).json();
+    const late = (
+      await get(
+        `${H}&from=${new Date(T0 + 3 * DAY).toISOString()}&to=${new Date(T0 + 4 * DAY).toISOString()}&size=5&kind=last_sale`,
+      )
+    ).json();
     expect(late.series[0].points).toHaveLength(2);
   });
 
   it.skipIf(!run)('CSV by format=csv or Accept: text/csv', async () => {
-    for (const res of [await get(`${H}${range}&size=5&interval=day&format=csv`), await get(`${H}${range}&size=5&interval=day`, { accept: 'text/csv' })]) {
+    for (const res of [
+      await get(`${H}${range}&size=5&interval=day&format=csv`),
+      await get(`${H}${range}&size=5&interval=day`, { accept: 'text/csv' }),
+    ]) {
       expect(res.headers['content-type']).toMatch(/^text\/csv/);
       const lines = res.body.trim().split('\r\n');
       expect(lines[0]).toBe('size,kind,condition,currency,t,min,max,last,count');
-      expect(lines).toContain(`5,last_sale,new_no_defects/good_condition,USD,${new Date(Date.UTC(2026, 10, 1)).toISOString()},107,108,108,2`);
+      expect(lines).toContain(
+        `5,last_sale,new_no_defects/good_condition,USD,${new Date(Date.UTC(2026, 10, 1)).toISOString()},107,108,108,2`,
+      );
     }
   });
 
   it.skipIf(!run)('bad input is a 400 naming the parameter', async () => {
     expect(expectProblem(await get('/api/v1/history?query=1'), 400, 'invalid_parameter').detail).toMatch(/operation/);
-    expect(expectProblem(await get('/api/v1/history?operation=watchmarket.finder&query=x'), 400, 'invalid_parameter').detail).toMatch(/operation/);
+    expect(
+      expectProblem(await get('/api/v1/history?operation=watchmarket.finder&query=x'), 400, 'invalid_parameter').detail,
+    ).toMatch(/operation/);
     expect(expectProblem(await get(`${H}&interval=month`), 400, 'invalid_parameter').detail).toMatch(/interval/);
     expect(expectProblem(await get(`${H}&from=yesterday`), 400, 'invalid_parameter').detail).toMatch(/from/);
     expect(expectProblem(await get(`${H}&kind=cheapest`), 400, 'invalid_parameter').detail).toMatch(/kind/);
     expect(expectProblem(await get(`${H}&colour=red`), 400, 'invalid_parameter').detail).toMatch(/colour/);
-    expect(expectProblem(await get('/api/v1/history?operation=resale-b.prices&query=abc'), 400, 'invalid_parameter').detail).toMatch(/query/);
+    expect(
+      expectProblem(await get('/api/v1/history?operation=resale-b.prices&query=abc'), 400, 'invalid_parameter').detail,
+    ).toMatch(/query/);
   });
 
-  it.skipIf(!run || engine !== 'sqlite' || !chromiumAvailable)('format=svg is a chart Chromium draws: one line per kind, labelled axes', async () => {
-    const res = await get(`${H}${range}&size=5&condition=x&interval=day&format=svg`.replace('&condition=x', ''));
-    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
-    const svg = res.body;
-    const dir = mkdtempSync(join(tmpdir(), 'history-chart-'));
-    writeFileSync(join(dir, 'chart.svg'), svg);
-    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
-      await page.setContent(`<!doctype html><body style="margin:0">${svg}</body>`);
-      const png = await page.screenshot({ path: join(dir, 'chart.png') });
-      expect(png.length).toBeGreaterThan(5000);
-      const facts = await page.evaluate(() => {
-        // Runs in the page (no DOM types in this Node project).
-        const document = (globalThis as any).document;
-        const svgEl = document.querySelector('svg')!;
-        const box = svgEl.getBoundingClientRect();
-        const texts = [...svgEl.querySelectorAll('text')].map((t: any) => ({ text: t.textContent ?? '', r: t.getBoundingClientRect() }));
-        const lines = [...svgEl.querySelectorAll('polyline')].map((p: any) => ({ color: p.getAttribute('stroke'), w: p.getBoundingClientRect().width }));
-        return { box: { w: box.width, h: box.height }, texts: texts.map((t: any) => ({ text: t.text as string, inside: t.r.left >= 0 && t.r.right <= box.width + 1 && t.r.top >= 0 && t.r.bottom <= box.height + 1 && t.r.right - t.r.left > 0, h: t.r.height })), lines };
-      });
-      expect(facts.box.w).toBe(900);
-      expect(facts.box.h).toBeGreaterThan(480);
-      // Size 5: lowest price, last sale (3 conditions), instant ship → one line each, all drawn across the chart.
-      expect(facts.lines.length).toBeGreaterThanOrEqual(4);
-      expect(facts.lines.every((l) => l.w > 500)).toBe(true);
-      expect(facts.texts.every((t) => t.inside && t.h >= 10)).toBe(true);
-      const all = facts.texts.map((t) => t.text).join('\n');
-      expect(all).toMatch(/Price \(USD\)/);
-      expect(all).toMatch(/2026-11-0[1-4]/);
-      expect(all).toMatch(/size 5 · last sale · new_no_defects\/good_condition/);
-      // The pixels: every line's colour is actually painted.
-      const counts = await page.evaluate(
-        async ({ b64, colors }) => {
-          const { document, Image } = globalThis as any;
-          const img = new Image();
-          img.src = `data:image/png;base64,${b64}`;
-          await img.decode();
-          const c = document.createElement('canvas');
-          [c.width, c.height] = [img.width, img.height];
-          const ctx = c.getContext('2d')!;
-          ctx.drawImage(img, 0, 0);
-          const d = ctx.getImageData(0, 0, c.width, c.height).data;
-          return colors.map((hex) => {
-            const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-            let n = 0;
-            for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i]! - r!) < 8 && Math.abs(d[i + 1]! - g!) < 8 && Math.abs(d[i + 2]! - b!) < 8) n++;
-            return n;
-          });
-        },
-        { b64: png.toString('base64'), colors: facts.lines.map((l) => l.color!) },
-      );
-      expect(counts.every((n) => n > 200)).toBe(true);
-    } finally {
-      await browser.close();
-    }
-  });
+  it.skipIf(!run || engine !== 'sqlite' || !chromiumAvailable)(
+    'format=svg is a chart Chromium draws: one line per kind, labelled axes',
+    async () => {
+      const res = await get(`${H}${range}&size=5&condition=x&interval=day&format=svg`.replace('&condition=x', ''));
+      expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+      const svg = res.body;
+      const dir = mkdtempSync(join(tmpdir(), 'history-chart-'));
+      writeFileSync(join(dir, 'chart.svg'), svg);
+      const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+      try {
+        const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+        await page.setContent(`<!doctype html><body style="margin:0">${svg}</body>`);
+        const png = await page.screenshot({ path: join(dir, 'chart.png') });
+        expect(png.length).toBeGreaterThan(5000);
+        const facts = await page.evaluate(() => {
+          // Runs in the page (no DOM types in this Node project).
+          const document = (globalThis as any).document;
+          const svgEl = document.querySelector('svg')!;
+          const box = svgEl.getBoundingClientRect();
+          const texts = [...svgEl.querySelectorAll('text')].map((t: any) => ({
+            text: t.textContent ?? '',
+            r: t.getBoundingClientRect(),
+          }));
+          const lines = [...svgEl.querySelectorAll('polyline')].map((p: any) => ({
+            color: p.getAttribute('stroke'),
+            w: p.getBoundingClientRect().width,
+          }));
+          return {
+            box: { w: box.width, h: box.height },
+            texts: texts.map((t: any) => ({
+              text: t.text as string,
+              inside:
+                t.r.left >= 0 &&
+                t.r.right <= box.width + 1 &&
+                t.r.top >= 0 &&
+                t.r.bottom <= box.height + 1 &&
+                t.r.right - t.r.left > 0,
+              h: t.r.height,
+            })),
+            lines,
+          };
+        });
+        expect(facts.box.w).toBe(900);
+        expect(facts.box.h).toBeGreaterThan(480);
+        // Size 5: lowest price, last sale (3 conditions), instant ship → one line each, all drawn across the chart.
+        expect(facts.lines.length).toBeGreaterThanOrEqual(4);
+        expect(facts.lines.every((l) => l.w > 500)).toBe(true);
+        expect(facts.texts.every((t) => t.inside && t.h >= 10)).toBe(true);
+        const all = facts.texts.map((t) => t.text).join('\n');
+        expect(all).toMatch(/Price \(USD\)/);
+        expect(all).toMatch(/2026-11-0[1-4]/);
+        expect(all).toMatch(/size 5 · last sale · new_no_defects\/good_condition/);
+        // The pixels: every line's colour is actually painted.
+        const counts = await page.evaluate(
+          async ({ b64, colors }) => {
+            const { document, Image } = globalThis as any;
+            const img = new Image();
+            img.src = `data:image/png;base64,${b64}`;
+            await img.decode();
+            const c = document.createElement('canvas');
+            [c.width, c.height] = [img.width, img.height];
+            const ctx = c.getContext('2d')!;
+            ctx.drawImage(img, 0, 0);
+            const d = ctx.getImageData(0, 0, c.width, c.height).data;
+            return colors.map((hex) => {
+              const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+              let n = 0;
+              for (let i = 0; i < d.length; i += 4)
+                if (Math.abs(d[i]! - r!) < 8 && Math.abs(d[i + 1]! - g!) < 8 && Math.abs(d[i + 2]! - b!) < 8) n++;
+              return n;
+            });
+          },
+          { b64: png.toString('base64'), colors: facts.lines.map((l) => l.color!) },
+        );
+        expect(counts.every((n) => n > 200)).toBe(true);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });
 
 describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', () => {
@@ -170,7 +221,11 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
     const store = await openTestStore('sqlite');
     const logs: string[] = [];
     const counted: Array<[string, number]> = [];
-    const rec = new HistoryRecorder(store.db, { retentionDays: 365, log: (_l, msg) => logs.push(msg), count: (r, n) => counted.push([r, n]) });
+    const rec = new HistoryRecorder(store.db, {
+      retentionDays: 365,
+      log: (_l, msg) => logs.push(msg),
+      count: (r, n) => counted.push([r, n]),
+    });
     await store.db.schema.dropTable('history_prices').execute(); // every price insert now fails
     expect(() => rec.record(goatAt(T0, 0))).not.toThrow();
     await rec.flush();
@@ -185,17 +240,30 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
     const rec = new HistoryRecorder(store.db, { retentionDays: 365 });
     const heard: number[] = [];
     rec.onObserved(async (b) => {
-      const n = await store.db.selectFrom('history_prices').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const n = await store.db
+        .selectFrom('history_prices')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       heard.push(b.prices.length, Number(n.n));
     });
     rec.record(goatAt(T0, 0));
     await rec.flush();
     await new Promise((r) => setTimeout(r, 20));
     expect(heard).toEqual([18, 18]);
-    rec.recordFailure({ operation: 'resale-b.prices', params: PARAMS, error: new MarketlensError('not_found', 'resale-b has no product 1341930'), at: T0 + DAY });
+    rec.recordFailure({
+      operation: 'resale-b.prices',
+      params: PARAMS,
+      error: new MarketlensError('not_found', 'resale-b has no product 1341930'),
+      at: T0 + DAY,
+    });
     await rec.flush();
     const p = await store.db.selectFrom('history_products').selectAll().executeTakeFirstOrThrow();
-    expect(p).toMatchObject({ is_not_found: 1, error_crawling: 'not_found: resale-b has no product 1341930', last_crawled_at: T0 + DAY, last_seen_at: T0 });
+    expect(p).toMatchObject({
+      is_not_found: 1,
+      error_crawling: 'not_found: resale-b has no product 1341930',
+      last_crawled_at: T0 + DAY,
+      last_seen_at: T0,
+    });
     await store.close();
   });
 

@@ -27,14 +27,21 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('POST/DELETE /ap
   const goat = new FakeUpstream();
   let db: TestDatabase;
   let app: FastifyInstance;
-  const post = (body: unknown, headers = auth) => app.inject({ method: 'POST', url: '/api/v1/db/products', headers, payload: body as object });
+  const post = (body: unknown, headers = auth) =>
+    app.inject({ method: 'POST', url: '/api/v1/db/products', headers, payload: body as object });
 
   beforeAll(async () => {
     await goat.start();
     goat.serve('/', '<!DOCTYPE html><html><head><title>GOAT</title></head><body></body></html>');
-    goat.serve(BUY_BAR_PATH, readCapture('goat/dewuapiparser_goat_1341930_buy_bar_data.json'), { type: 'application/json' });
+    goat.serve(BUY_BAR_PATH, readCapture('goat/dewuapiparser_goat_1341930_buy_bar_data.json'), {
+      type: 'application/json',
+    });
     db = await createTestDatabase('sqlite');
-    app = await testApp({ ...db.env, MARKETLENS_RESALE_B_ORIGIN: goat.origin, MARKETLENS_API_KEYS: `${auth['x-api-key']},ml_other_key_for_tracking_tests_000000` });
+    app = await testApp({
+      ...db.env,
+      MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+      MARKETLENS_API_KEYS: `${auth['x-api-key']},ml_other_key_for_tracking_tests_000000`,
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -46,27 +53,64 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('POST/DELETE /ap
     const res = await post({ operation: 'resale-b.prices', query: '1341930', country: 'us', interval: 60 });
     expect(res.statusCode, res.body).toBe(201);
     const t = res.json();
-    expect(t).toMatchObject({ operation: 'resale-b.prices', params: { query: '1341930', country: 'US' }, interval: 60, runs: 0 });
+    expect(t).toMatchObject({
+      operation: 'resale-b.prices',
+      params: { query: '1341930', country: 'US' },
+      interval: 60,
+      runs: 0,
+    });
     await until(() => goat.count(BUY_BAR_PATH) === 1);
     await until(async () => (await listJobs(app.history.store.db))[0]!.runs === 1);
     await app.history.recorder.flush();
-    const prices = (await app.inject({ url: '/api/v1/db/prices?where[product][equals]=1341930', headers: auth })).json();
+    const prices = (
+      await app.inject({ url: '/api/v1/db/prices?where[product][equals]=1341930', headers: auth })
+    ).json();
     expect(prices.totalDocs).toBe(18);
 
     // Another key cannot stop it; its owner can, once.
     const other = { 'x-api-key': 'ml_other_key_for_tracking_tests_000000' };
-    expectProblem(await app.inject({ method: 'DELETE', url: `/api/v1/db/products/${t.id}`, headers: other }), 404, 'not_found');
-    expect((await app.inject({ method: 'DELETE', url: `/api/v1/db/products/${t.id}`, headers: auth })).statusCode).toBe(204);
-    expectProblem(await app.inject({ method: 'DELETE', url: `/api/v1/db/products/${t.id}`, headers: auth }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ method: 'DELETE', url: `/api/v1/db/products/${t.id}`, headers: other }),
+      404,
+      'not_found',
+    );
+    expect((await app.inject({ method: 'DELETE', url: `/api/v1/db/products/${t.id}`, headers: auth })).statusCode).toBe(
+      204,
+    );
+    expectProblem(
+      await app.inject({ method: 'DELETE', url: `/api/v1/db/products/${t.id}`, headers: auth }),
+      404,
+      'not_found',
+    );
     expect(await listJobs(app.history.store.db)).toEqual([]);
   });
 
   it('bad input is a 400 naming it; the default interval is 15 minutes', async () => {
-    expect(expectProblem(await post({ operation: 'resale-b.prices', query: '1341930', interval: 59 }), 400, 'invalid_parameter').detail).toMatch(/interval.*at least 60/);
-    expect(expectProblem(await post({ operation: 'resale-b.prices', query: '1341930', interval: 'soon' }), 400, 'invalid_parameter').detail).toMatch(/interval/);
-    expect(expectProblem(await post({ operation: 'watchmarket.finder', query: 'x' }), 400, 'invalid_parameter').detail).toMatch(/operation/);
-    expect(expectProblem(await post({ operation: 'resale-b.prices', query: 'not-a-number' }), 400, 'invalid_parameter').detail).toMatch(/query/);
-    expect(expectProblem(await post({ operation: 'resale-b.prices', query: '1', colour: 'red' }), 400, 'invalid_parameter').detail).toMatch(/colour/);
+    expect(
+      expectProblem(
+        await post({ operation: 'resale-b.prices', query: '1341930', interval: 59 }),
+        400,
+        'invalid_parameter',
+      ).detail,
+    ).toMatch(/interval.*at least 60/);
+    expect(
+      expectProblem(
+        await post({ operation: 'resale-b.prices', query: '1341930', interval: 'soon' }),
+        400,
+        'invalid_parameter',
+      ).detail,
+    ).toMatch(/interval/);
+    expect(
+      expectProblem(await post({ operation: 'watchmarket.finder', query: 'x' }), 400, 'invalid_parameter').detail,
+    ).toMatch(/operation/);
+    expect(
+      expectProblem(await post({ operation: 'resale-b.prices', query: 'not-a-number' }), 400, 'invalid_parameter')
+        .detail,
+    ).toMatch(/query/);
+    expect(
+      expectProblem(await post({ operation: 'resale-b.prices', query: '1', colour: 'red' }), 400, 'invalid_parameter')
+        .detail,
+    ).toMatch(/colour/);
     expect((await post({ operation: 'resale-b.prices', query: '1341930' }, {} as never)).statusCode).toBe(401);
     const res = await post({ operation: 'resale-b.prices', query: '1341930', interval: '1h' });
     expect(res.json().interval).toBe(3600);
@@ -76,53 +120,57 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('POST/DELETE /ap
 });
 
 describe.each(ENGINES)('embedded scheduler on %s', (engine) => {
-  it.skipIf(!engineAvailable(engine))('two instances on one database run each slot once; a restart resumes the schedule', async () => {
-    const store = await openTestStore(engine);
-    let now = 1_000_000;
-    const runs: Array<[string, string]> = [];
-    const make = (name: string) => {
-      const s = new EmbeddedScheduler(store.db, { now: () => now });
-      s.handle('track', async (job) => void runs.push([name, job.id]));
-      return s;
-    };
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await addJob(store.db, { kind: 'track', payload: { i }, intervalMs: 60_000 }, now)).id);
-    await addJob(store.db, { kind: 'canary', payload: {}, intervalMs: 60_000 }, now); // no handler here: left alone
-    const a = make('a');
-    const b = make('b');
-    const tickBoth = async () => {
-      await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
-      await new Promise((r) => setTimeout(r, 30));
-    };
-    for (let minute = 0; minute < 3; minute++) {
-      await tickBoth();
-      now += 30_000;
-      await tickBoth(); // half-way: nothing due
-      now += 30_000;
-    }
-    // 3 slots × 5 jobs, each run exactly once across both instances.
-    expect(runs).toHaveLength(15);
-    for (const id of ids) expect(runs.filter(([, j]) => j === id)).toHaveLength(3);
-    await a.stop();
-    await b.stop();
+  it.skipIf(!engineAvailable(engine))(
+    'two instances on one database run each slot once; a restart resumes the schedule',
+    async () => {
+      const store = await openTestStore(engine);
+      let now = 1_000_000;
+      const runs: Array<[string, string]> = [];
+      const make = (name: string) => {
+        const s = new EmbeddedScheduler(store.db, { now: () => now });
+        s.handle('track', async (job) => void runs.push([name, job.id]));
+        return s;
+      };
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++)
+        ids.push((await addJob(store.db, { kind: 'track', payload: { i }, intervalMs: 60_000 }, now)).id);
+      await addJob(store.db, { kind: 'canary', payload: {}, intervalMs: 60_000 }, now); // no handler here: left alone
+      const a = make('a');
+      const b = make('b');
+      const tickBoth = async () => {
+        await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+        await new Promise((r) => setTimeout(r, 30));
+      };
+      for (let minute = 0; minute < 3; minute++) {
+        await tickBoth();
+        now += 30_000;
+        await tickBoth(); // half-way: nothing due
+        now += 30_000;
+      }
+      // 3 slots × 5 jobs, each run exactly once across both instances.
+      expect(runs).toHaveLength(15);
+      for (const id of ids) expect(runs.filter(([, j]) => j === id)).toHaveLength(3);
+      await a.stop();
+      await b.stop();
 
-    // "Restart" 10 minutes later: a new instance runs each job once now (missed slots collapse), then keeps cadence.
-    now += 10 * 60_000;
-    const c = make('c');
-    await c.tick();
-    await new Promise((r) => setTimeout(r, 30));
-    expect(runs.filter(([n]) => n === 'c')).toHaveLength(5);
-    await c.tick();
-    await new Promise((r) => setTimeout(r, 30));
-    expect(runs.filter(([n]) => n === 'c')).toHaveLength(5);
-    now += 60_000;
-    await c.tick();
-    await new Promise((r) => setTimeout(r, 30));
-    expect(runs.filter(([n]) => n === 'c')).toHaveLength(10);
-    const jobs = await listJobs(store.db, 'track');
-    expect(jobs.every((j) => j.runs === 5 && j.lastError === null)).toBe(true);
-    expect((await listJobs(store.db, 'canary'))[0]!.runs).toBe(0);
-    await c.stop();
-    await store.close();
-  });
+      // "Restart" 10 minutes later: a new instance runs each job once now (missed slots collapse), then keeps cadence.
+      now += 10 * 60_000;
+      const c = make('c');
+      await c.tick();
+      await new Promise((r) => setTimeout(r, 30));
+      expect(runs.filter(([n]) => n === 'c')).toHaveLength(5);
+      await c.tick();
+      await new Promise((r) => setTimeout(r, 30));
+      expect(runs.filter(([n]) => n === 'c')).toHaveLength(5);
+      now += 60_000;
+      await c.tick();
+      await new Promise((r) => setTimeout(r, 30));
+      expect(runs.filter(([n]) => n === 'c')).toHaveLength(10);
+      const jobs = await listJobs(store.db, 'track');
+      expect(jobs.every((j) => j.runs === 5 && j.lastError === null)).toBe(true);
+      expect((await listJobs(store.db, 'canary'))[0]!.runs).toBe(0);
+      await c.stop();
+      await store.close();
+    },
+  );
 });

@@ -17,7 +17,15 @@ describe.skipIf(!sharedAvailable)('parser robustness on real captures: enumerate
 
   it('covers every marketplace whose captures the parsers read', () => {
     expect(new Set(cases.map((c) => c.op.name))).toEqual(
-      new Set(['watchmarket.search', 'resale-a.search', 'resale-a.product', 'resale-b.prices', 'resale-b.product', 'sportswear.product', 'electronics.product']),
+      new Set([
+        'watchmarket.search',
+        'resale-a.search',
+        'resale-a.product',
+        'resale-b.prices',
+        'resale-b.product',
+        'sportswear.product',
+        'electronics.product',
+      ]),
     );
   });
 

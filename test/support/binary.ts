@@ -17,7 +17,10 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** `marketlens` with these arguments: one plain `node` process with tsx's loader (not tsx's wrapper and its child). */
-export const CLI_COMMAND = (args: string[]): [string, string[]] => [process.execPath, ['--import', TSX_LOADER, CLI, ...args]];
+export const CLI_COMMAND = (args: string[]): [string, string[]] => [
+  process.execPath,
+  ['--import', TSX_LOADER, CLI, ...args],
+];
 
 export interface Ran {
   code: number | null;

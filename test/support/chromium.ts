@@ -9,6 +9,7 @@ export const chromiumPath = process.env.MARKETLENS_BROWSER_PATH || '/usr/bin/chr
 export const chromiumAvailable = existsSync(chromiumPath);
 
 if (!chromiumAvailable) {
-  if (process.env.CI) throw new Error(`CI is set but Chromium is missing at ${chromiumPath} (apt-get install -y chromium)`);
+  if (process.env.CI)
+    throw new Error(`CI is set but Chromium is missing at ${chromiumPath} (apt-get install -y chromium)`);
   console.warn(`\n[marketlens] NOTICE: no Chromium at ${chromiumPath} — browser-tier tests are skipped.\n`);
 }

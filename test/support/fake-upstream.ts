@@ -37,7 +37,11 @@ export class FakeUpstream {
   }
 
   /** Serves a fixed body with a status and content type. */
-  serve(route: string, body: string | object, opts: { status?: number; type?: string; headers?: Record<string, string> } = {}): this {
+  serve(
+    route: string,
+    body: string | object,
+    opts: { status?: number; type?: string; headers?: Record<string, string> } = {},
+  ): this {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const type = opts.type ?? (typeof body === 'string' ? 'text/html; charset=utf-8' : 'application/json');
     return this.on(route, (_req, res) => {

@@ -42,9 +42,13 @@ function stockx(req: LoggedRequest, res: ServerResponse): void {
     return send(res, '{"errors":[{"message":"unknown operation"}]}', 'application/json', 400);
   }
   // /{slug} or /{locale}/{slug}
-  const segments = req.path.split('/').filter(Boolean).map((s) => safeDecode(s));
+  const segments = req.path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => safeDecode(s));
   const slug = segments.at(-1);
-  if (segments.length < 1 || segments.length > 2 || slug === undefined || !/^[A-Za-z0-9_-]+$/.test(slug)) return notFound(res);
+  if (segments.length < 1 || segments.length > 2 || slug === undefined || !/^[A-Za-z0-9_-]+$/.test(slug))
+    return notFound(res);
   html(res, swap(STOCKX_PAGE, STOCKX_SLUG, slug));
 }
 

@@ -59,6 +59,8 @@ setTimeout(function () {
 }, 30);`;
     res
       .writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cf-mitigated': 'challenge', server: 'cloudflare' })
-      .end(`<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser before accessing the site.</div><script>${script}</script></body></html>`);
+      .end(
+        `<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser before accessing the site.</div><script>${script}</script></body></html>`,
+      );
   }
 }

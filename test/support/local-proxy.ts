@@ -34,7 +34,13 @@ export class LocalProxy {
       }
       const target = new URL(req.url!);
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: { ...req.headers, 'x-via-proxy': this.origin } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: `${target.pathname}${target.search}`,
+          method: req.method,
+          headers: { ...req.headers, 'x-via-proxy': this.origin },
+        },
         (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.pipe(res);

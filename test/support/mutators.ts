@@ -125,7 +125,12 @@ export function retypeEdits(path: Path, current: Json): JsonEdit[] {
   const edits: JsonEdit[] = [];
   for (const t of RETYPES) {
     if (typeOf(t.value) === typeOf(current)) continue;
-    edits.push({ label: `${showPath(path)} ${typeOf(current)}→${t.name}`, subtractive: t.value === null, path, value: t.value });
+    edits.push({
+      label: `${showPath(path)} ${typeOf(current)}→${t.name}`,
+      subtractive: t.value === null,
+      path,
+      value: t.value,
+    });
   }
   if (Array.isArray(current) && current.length > 0) {
     edits.push({ label: `empty array ${showPath(path)}`, subtractive: true, path, value: [] });

@@ -78,5 +78,7 @@ export function isAllowed(marketplace: Marketplace, url: string): boolean {
   } catch {
     return false;
   }
-  return u.protocol === 'https:' && u.port === '' && !u.username && !u.password && isMarketplaceHost(marketplace, u.hostname);
+  return (
+    u.protocol === 'https:' && u.port === '' && !u.username && !u.password && isMarketplaceHost(marketplace, u.hostname)
+  );
 }

@@ -10,10 +10,19 @@ export const TEST_REDIS_URL = process.env.MARKETLENS_TEST_REDIS_URL || 'redis://
 
 /** True when a PING answers within `timeoutMs`. */
 export async function pingRedis(url: string, timeoutMs = 1500): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
-    await Promise.race([client.connect().then(() => client.ping()), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs))]);
+    await Promise.race([
+      client.connect().then(() => client.ping()),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs)),
+    ]);
     return true;
   } catch {
     return false;
@@ -26,10 +35,15 @@ export async function pingRedis(url: string, timeoutMs = 1500): Promise<boolean>
  * Whether the Redis suites can run. Throws when `env.CI` is set and Redis is unreachable (CI must not silently
  * skip them); otherwise prints a notice and answers false.
  */
-export async function requireRedis(url: string, env: Record<string, string | undefined> = process.env): Promise<boolean> {
+export async function requireRedis(
+  url: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<boolean> {
   if (await pingRedis(url)) return true;
   if (env.CI) throw new Error(`CI is set but Redis is unreachable at ${url}: the Redis tests cannot run`);
-  console.warn(`\n[marketlens] NOTICE: Redis unreachable at ${url} — Redis tests are skipped (they fail when CI is set).\n`);
+  console.warn(
+    `\n[marketlens] NOTICE: Redis unreachable at ${url} — Redis tests are skipped (they fail when CI is set).\n`,
+  );
   return false;
 }
 

@@ -85,7 +85,12 @@ function firstTemplate(rel: string): unknown {
     if (found !== undefined || v === null || typeof v !== 'object') return;
     if (Array.isArray(v)) return v.forEach(walk);
     const o = v as Record<string, unknown>;
-    if (typeof o.id === 'number' && typeof o.slug === 'string' && typeof o.name === 'string' && Array.isArray(o.sizeOptions)) {
+    if (
+      typeof o.id === 'number' &&
+      typeof o.slug === 'string' &&
+      typeof o.name === 'string' &&
+      Array.isArray(o.sizeOptions)
+    ) {
       found = o;
       return;
     }
@@ -104,12 +109,23 @@ const ELECTRONICS_SOURCES = () => ({
   reviewsRequest: { page: 1, sort: 'BEST_REVIEW' },
 });
 
-
 export function fixtureCases(): RobustnessCase[] {
   const o = OPERATIONS;
   return [
-    { op: o['watchmarket.finder'], label: 'shipped finder catalog', shared: false, params: { query: 'dial' }, bodies: () => structuredClone(FINDER_CATALOG) },
-    { op: o['watchmarket.finder'], label: 'shipped finder catalog (query "a")', shared: false, params: { query: 'a' }, bodies: () => structuredClone(FINDER_CATALOG) },
+    {
+      op: o['watchmarket.finder'],
+      label: 'shipped finder catalog',
+      shared: false,
+      params: { query: 'dial' },
+      bodies: () => structuredClone(FINDER_CATALOG),
+    },
+    {
+      op: o['watchmarket.finder'],
+      label: 'shipped finder catalog (query "a")',
+      shared: false,
+      params: { query: 'a' },
+      bodies: () => structuredClone(FINDER_CATALOG),
+    },
     ...(
       [
         ['search-2026-page1.html', 1],
@@ -121,20 +137,56 @@ export function fixtureCases(): RobustnessCase[] {
       label: `fixture: watchmarket/${file}`,
       shared: false,
       params: { page },
-      bodies: () => ({ url: 'https://www.chrono24.com/omega/speedmaster--mod63.htm', pages: [fixture(`watchmarket/${file}`)] }),
+      bodies: () => ({
+        url: 'https://www.chrono24.com/omega/speedmaster--mod63.htm',
+        pages: [fixture(`watchmarket/${file}`)],
+      }),
     })),
-    { op: o['resale-a.search'], label: 'fixture: resale-a/search-response.json', shared: false, params: {}, bodies: () => fixture('resale-a/search-response.json') },
-    { op: o['resale-a.trends'], label: 'fixture: resale-a/search-response.json', shared: false, params: { sort_by: 'most_active' }, bodies: () => fixture('resale-a/search-response.json') },
+    {
+      op: o['resale-a.search'],
+      label: 'fixture: resale-a/search-response.json',
+      shared: false,
+      params: {},
+      bodies: () => fixture('resale-a/search-response.json'),
+    },
+    {
+      op: o['resale-a.trends'],
+      label: 'fixture: resale-a/search-response.json',
+      shared: false,
+      params: { sort_by: 'most_active' },
+      bodies: () => fixture('resale-a/search-response.json'),
+    },
     ...['market-data.json', 'market-data-bidaskdata.json'].map((market) => ({
       op: o['resale-a.product'],
       label: `fixture: resale-a/product-page.html + ${market}`,
       shared: false,
       params: { query: STOCKX_SLUG },
-      bodies: () => ({ page: { url: `https://stockx.com/${STOCKX_SLUG}`, html: fixture('resale-a/product-page.html') }, market: fixture(`resale-a/${market}`) }),
+      bodies: () => ({
+        page: { url: `https://stockx.com/${STOCKX_SLUG}`, html: fixture('resale-a/product-page.html') },
+        market: fixture(`resale-a/${market}`),
+      }),
     })),
-    { op: o['resale-b.prices'], label: 'fixture: resale-b/buy-bar-data.json', shared: false, params: { query: '1', country: 'US' }, bodies: () => fixture('resale-b/buy-bar-data.json') },
-    { op: o['resale-b.product'], label: 'fixture: resale-b/product-template.json (as a page)', shared: false, params: {}, bodies: () => goatPage(JSON.parse(fixture('resale-b/product-template.json'))) },
-    { op: o['resale-b.product'], label: 'fixture: resale-b/product-template.json (bare JSON)', shared: false, params: {}, bodies: () => fixture('resale-b/product-template.json') },
+    {
+      op: o['resale-b.prices'],
+      label: 'fixture: resale-b/buy-bar-data.json',
+      shared: false,
+      params: { query: '1', country: 'US' },
+      bodies: () => fixture('resale-b/buy-bar-data.json'),
+    },
+    {
+      op: o['resale-b.product'],
+      label: 'fixture: resale-b/product-template.json (as a page)',
+      shared: false,
+      params: {},
+      bodies: () => goatPage(JSON.parse(fixture('resale-b/product-template.json'))),
+    },
+    {
+      op: o['resale-b.product'],
+      label: 'fixture: resale-b/product-template.json (bare JSON)',
+      shared: false,
+      params: {},
+      bodies: () => fixture('resale-b/product-template.json'),
+    },
     ...(
       [
         ['constructed-product-page-us.html', 'DD1391-100'],
@@ -147,19 +199,34 @@ export function fixtureCases(): RobustnessCase[] {
       params: { query },
       bodies: () => ({ html: fixture(`sportswear/${file}`), url: null }),
     })),
-    ...['page-apollo-rehydrate.html', 'page-apollo-events.html', 'page-component-json.html', 'page-initializer.html'].map((file) => ({
+    ...[
+      'page-apollo-rehydrate.html',
+      'page-apollo-events.html',
+      'page-component-json.html',
+      'page-initializer.html',
+    ].map((file) => ({
       op: o['electronics.product'],
       label: `fixture: electronics/${file} + pricing, price view, reviews`,
       shared: false,
       params: {},
-      bodies: () => ({ sku: file === 'page-apollo-events.html' ? '6576719' : '6500001', page: fixture(`electronics/${file}`), ...ELECTRONICS_SOURCES(), errors: {} }),
+      bodies: () => ({
+        sku: file === 'page-apollo-events.html' ? '6576719' : '6500001',
+        page: fixture(`electronics/${file}`),
+        ...ELECTRONICS_SOURCES(),
+        errors: {},
+      }),
     })),
     {
       op: o['electronics.product'],
       label: 'fixture: electronics/official-product.json + pricing, price view, reviews',
       shared: false,
       params: {},
-      bodies: () => ({ sku: '6500001', official: fixture('electronics/official-product.json'), ...ELECTRONICS_SOURCES(), errors: {} }),
+      bodies: () => ({
+        sku: '6500001',
+        official: fixture('electronics/official-product.json'),
+        ...ELECTRONICS_SOURCES(),
+        errors: {},
+      }),
     },
   ];
 }
@@ -237,11 +304,19 @@ export function captureCases(): RobustnessCase[] {
       label: 'capture: nike/product-feed-threads-v3_gb_2026-04-17.json (fallback feed)',
       shared: true,
       params: { query: 'https://www.nike.com/gb/t/x-mVZDxTlZ/IU0767-001' },
-      bodies: fromFiles(o['sportswear.product'], ['nike/product-feed-threads-v3_gb_2026-04-17.json'], { query: 'https://www.nike.com/gb/t/x-mVZDxTlZ/IU0767-001' }),
+      bodies: fromFiles(o['sportswear.product'], ['nike/product-feed-threads-v3_gb_2026-04-17.json'], {
+        query: 'https://www.nike.com/gb/t/x-mVZDxTlZ/IU0767-001',
+      }),
     },
     ...(
       [
-        [['scrapfly_2025-03_products_skuPriceDomain_specCategories.json', 'scrapfly_2024-03_ugc_v2_reviews_topics.json'], {}],
+        [
+          [
+            'scrapfly_2025-03_products_skuPriceDomain_specCategories.json',
+            'scrapfly_2024-03_ugc_v2_reviews_topics.json',
+          ],
+          {},
+        ],
         [['scrapfly_2024-03_products_skuPriceDomain_specCategories.json'], {}],
         [['scrapfly_2025-06_products_graphql_productBySkuId.json'], {}],
         [['official_api_v1_products_5758400_nock_fixture.json'], {}],
@@ -251,7 +326,11 @@ export function captureCases(): RobustnessCase[] {
       label: `capture: ${files.map((f) => `bestbuy/${f}`).join(' + ')}`,
       shared: true,
       params,
-      bodies: fromFiles(o['electronics.product'], files.map((f) => `bestbuy/${f}`), params),
+      bodies: fromFiles(
+        o['electronics.product'],
+        files.map((f) => `bestbuy/${f}`),
+        params,
+      ),
     })),
   ];
 }

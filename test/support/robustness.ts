@@ -106,9 +106,7 @@ function setAt(root: unknown, path: Path, value: unknown): unknown {
   return copy;
 }
 
-export type Outcome =
-  | { ok: true; record: unknown; ms: number }
-  | { ok: false; error: unknown; ms: number };
+export type Outcome = { ok: true; record: unknown; ms: number } | { ok: false; error: unknown; ms: number };
 
 export function run(op: Operation, bodies: unknown, params: Record<string, unknown>): Outcome {
   const t0 = performance.now();
@@ -165,7 +163,8 @@ export function inventedValues(
     for (const v of values) {
       if (v === 'null' || known?.has(v)) continue;
       // A changed type passed through or coerced (424242 → "424242", true → "true") is upstream's value, not made up.
-      if (markers && (v.includes(String(MARKER_NUMBER)) || v === 'true' || v === '"true"' || v.includes(MARKER_STRING))) continue;
+      if (markers && (v.includes(String(MARKER_NUMBER)) || v === 'true' || v === '"true"' || v.includes(MARKER_STRING)))
+        continue;
       if (reported.some((r) => r.path.test(path) && r.value === v)) continue;
       out.push(`${path}=${v.slice(0, 80)}`);
     }
@@ -247,13 +246,19 @@ function* structural(
 /** The keys of an object, or the first few elements of an array, as paths. */
 function childrenOf(value: Json, path: Path, arrayHead = 3): Array<{ path: Path; value: Json }> {
   if (Array.isArray(value)) return value.slice(0, arrayHead).map((x, i) => ({ path: [...path, i], value: x }));
-  if (value !== null && typeof value === 'object') return Object.entries(value).map(([k, x]) => ({ path: [...path, k], value: x }));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).map(([k, x]) => ({ path: [...path, k], value: x }));
   return [];
 }
 
 function editVariant(root: Json, edit: JsonEdit, put: (j: Json) => unknown, where: string): Variant {
   const shifts = typeof edit.path.at(-1) === 'number';
-  return { label: `${where}: ${edit.label}`, bodies: put(applyEdit(root, edit)), subtractive: edit.subtractive, shifts };
+  return {
+    label: `${where}: ${edit.label}`,
+    bodies: put(applyEdit(root, edit)),
+    subtractive: edit.subtractive,
+    shifts,
+  };
 }
 
 function outcomeKey(o: Outcome): unknown {
@@ -273,22 +278,42 @@ function* htmlVariants(
   const blocks = scriptBlocks(html);
   for (const [i, b] of spread(blocks, limits.scripts).map((b) => [blocks.indexOf(b), b] as const)) {
     const tag = html.slice(b.start, b.contentStart).slice(0, 60);
-    yield { label: `${where}: script #${i} ${tag} removed`, bodies: put(replaceRange(html, b.start, b.end, '')), subtractive: true };
+    yield {
+      label: `${where}: script #${i} ${tag} removed`,
+      bodies: put(replaceRange(html, b.start, b.end, '')),
+      subtractive: true,
+    };
     const copy = html.slice(b.start, b.end);
-    yield { label: `${where}: script #${i} ${tag} duplicated`, bodies: put(replaceRange(html, b.end, b.end, copy)), subtractive: false };
+    yield {
+      label: `${where}: script #${i} ${tag} duplicated`,
+      bodies: put(replaceRange(html, b.end, b.end, copy)),
+      subtractive: false,
+    };
   }
   const withJson = blocks.filter((b) => b.json);
   for (const b of withJson) {
     const i = blocks.indexOf(b);
     const { start, end, value } = b.json!;
     for (const c of corruptJsonText(html.slice(start, end))) {
-      yield { label: `${where}: script #${i} JSON ${c.label}`, bodies: put(replaceRange(html, start, end, c.text)), subtractive: false };
+      yield {
+        label: `${where}: script #${i} JSON ${c.label}`,
+        bodies: put(replaceRange(html, start, end, c.text)),
+        subtractive: false,
+      };
     }
-    yield* structural(value, (j) => put(replaceRange(html, start, end, embedJson(j))), `${where} script #${i}`, limits, judge);
+    yield* structural(
+      value,
+      (j) => put(replaceRange(html, start, end, embedJson(j))),
+      `${where} script #${i}`,
+      limits,
+      judge,
+    );
   }
   {
     // Pages read through their markup (Chrono24): markup changes are class names that vanish.
-    const classes = [...new Set([...html.matchAll(/class="([^"]*)"/g)].flatMap((m) => m[1]!.split(/\s+/)).filter(Boolean))].sort();
+    const classes = [
+      ...new Set([...html.matchAll(/class="([^"]*)"/g)].flatMap((m) => m[1]!.split(/\s+/)).filter(Boolean)),
+    ].sort();
     for (const cls of spread(classes, limits.classes)) {
       const re = new RegExp(`(class="[^"]*?)(?<![\\w-])${cls.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'g');
       yield { label: `${where}: class "${cls}" removed`, bodies: put(html.replace(re, '$1')), subtractive: true };
@@ -320,11 +345,26 @@ export interface Judge {
   reported: readonly Reported[];
 }
 
-export function judgeFor(c: RobustnessCase, derived: readonly RegExp[] = [], reported: readonly Reported[] = []): Judge {
+export function judgeFor(
+  c: RobustnessCase,
+  derived: readonly RegExp[] = [],
+  reported: readonly Reported[] = [],
+): Judge {
   const base = run(c.op, c.bodies(), c.params);
   if (!base.ok) throw new Error(`${c.label}: the unmutated input does not parse: ${String(base.error)}`);
-  const allowed = new Set<ErrorCode>(['upstream_changed', 'not_found', ...(Object.keys(c.extraCodes ?? {}) as ErrorCode[])]);
-  return { c, original: leafIndex(base.record), itemIds: new Set(listItems(base.record).map(itemId)), allowed, derived, reported };
+  const allowed = new Set<ErrorCode>([
+    'upstream_changed',
+    'not_found',
+    ...(Object.keys(c.extraCodes ?? {}) as ErrorCode[]),
+  ]);
+  return {
+    c,
+    original: leafIndex(base.record),
+    itemIds: new Set(listItems(base.record).map(itemId)),
+    allowed,
+    derived,
+    reported,
+  };
 }
 
 /** The property, for one variant's outcome: the problems found (empty when it holds). */
@@ -333,18 +373,28 @@ export function problemsOf(j: Judge, v: Pick<Variant, 'subtractive' | 'shifts'>,
   if (o.ms > PARSE_BUDGET_MS) problems.push(`parse took ${Math.round(o.ms)} ms`);
   if (o.ok) {
     if (!j.c.op.record.safeParse(o.record).success) problems.push('record returned that fails op.record');
-    const invented = v.shifts ? [] : inventedValues(j.original, withoutNewItems(o.record, j.itemIds), j.derived, !v.subtractive, j.reported);
+    const invented = v.shifts
+      ? []
+      : inventedValues(j.original, withoutNewItems(o.record, j.itemIds), j.derived, !v.subtractive, j.reported);
     if (invented.length > 0) problems.push(`values not in the unmutated record: ${invented.slice(0, 5).join(', ')}`);
     return problems;
   }
   const e = o.error;
-  if (!(e instanceof MarketlensError)) problems.push(`threw ${(e as Error)?.name ?? typeof e} (not a MarketlensError): ${String((e as Error)?.message ?? e).slice(0, 200)}`);
+  if (!(e instanceof MarketlensError))
+    problems.push(
+      `threw ${(e as Error)?.name ?? typeof e} (not a MarketlensError): ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+    );
   else if (!j.allowed.has(e.code)) problems.push(`threw ${e.code}: ${e.message.slice(0, 200)}`);
   return problems;
 }
 
 /** Runs every enumerated variant of a case and collects what breaks the property. */
-export function checkCase(c: RobustnessCase, derived: readonly RegExp[] = [], reported: readonly Reported[] = [], limits: Limits = DEFAULT_LIMITS): Report {
+export function checkCase(
+  c: RobustnessCase,
+  derived: readonly RegExp[] = [],
+  reported: readonly Reported[] = [],
+  limits: Limits = DEFAULT_LIMITS,
+): Report {
   const j = judgeFor(c, derived, reported);
   const memo = new WeakMap<object, Outcome>();
   const strMemo = new Map<string, Outcome>();
@@ -414,14 +464,24 @@ export function jsonDocsOf(bodies: unknown): JsonDoc[] {
   for (const slot of slotsOf(bodies)) {
     const doc = getAt(bodies, slot.path);
     const where = slot.path.length ? slot.path.join('.') : 'body';
-    if (slot.kind === 'json') out.push({ label: where, root: JSON.parse(doc as string) as Json, put: (j) => setAt(bodies, slot.path, JSON.stringify(j)) });
-    else if (slot.kind === 'value') out.push({ label: where, root: doc as Json, put: (j) => setAt(bodies, slot.path, j) });
+    if (slot.kind === 'json')
+      out.push({
+        label: where,
+        root: JSON.parse(doc as string) as Json,
+        put: (j) => setAt(bodies, slot.path, JSON.stringify(j)),
+      });
+    else if (slot.kind === 'value')
+      out.push({ label: where, root: doc as Json, put: (j) => setAt(bodies, slot.path, j) });
     else {
       const html = doc as string;
       for (const [i, b] of scriptBlocks(html).entries()) {
         if (!b.json) continue;
         const { start, end, value } = b.json;
-        out.push({ label: `${where} script #${i}`, root: value, put: (j) => setAt(bodies, slot.path, replaceRange(html, start, end, embedJson(j))) });
+        out.push({
+          label: `${where} script #${i}`,
+          root: value,
+          put: (j) => setAt(bodies, slot.path, replaceRange(html, start, end, embedJson(j))),
+        });
       }
     }
   }

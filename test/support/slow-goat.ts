@@ -11,7 +11,11 @@ export function buyBarFor(templateId: string, amount = 20000) {
       sizeOption: { presentation: '10', value: 10 },
       shoeCondition: 'new_no_defects',
       boxCondition: 'good_condition',
-      lowestPriceCents: { currency: 'USD', amount: amount + Number(templateId), amountUsdCents: amount + Number(templateId) },
+      lowestPriceCents: {
+        currency: 'USD',
+        amount: amount + Number(templateId),
+        amountUsdCents: amount + Number(templateId),
+      },
       instantShipLowestPriceCents: { currency: 'USD' },
       lastSoldPriceCents: { currency: 'USD', amount: 18000, amountUsdCents: 18000 },
       stockStatus: 'multiple_in_stock',
@@ -48,7 +52,9 @@ export async function startSlowGoat(delayMs = 300): Promise<SlowGoat> {
       return;
     }
     const id = req.query.get('productTemplateId') ?? '0';
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBarFor(id, 20000 + goat.priceBump)));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify(buyBarFor(id, 20000 + goat.priceBump)));
   });
   return goat;
 }

@@ -36,10 +36,15 @@ async function pingPostgres(url: string): Promise<boolean> {
 }
 
 /** Whether the PostgreSQL suites can run; throws under CI when the server is unreachable. */
-export async function requirePostgres(url: string, env: Record<string, string | undefined> = process.env): Promise<boolean> {
+export async function requirePostgres(
+  url: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<boolean> {
   if (await pingPostgres(url)) return true;
   if (env.CI) throw new Error(`CI is set but PostgreSQL is unreachable at ${url}: the PostgreSQL tests cannot run`);
-  console.warn(`\n[marketlens] NOTICE: PostgreSQL unreachable at ${url} — PostgreSQL tests are skipped (they fail when CI is set).\n`);
+  console.warn(
+    `\n[marketlens] NOTICE: PostgreSQL unreachable at ${url} — PostgreSQL tests are skipped (they fail when CI is set).\n`,
+  );
   return false;
 }
 
@@ -119,7 +124,10 @@ export async function openTestStore(engine: Engine): Promise<TestStore> {
 }
 
 /** A key store on the database of `config` (migrated, legacy files imported), for tests that seed keys. */
-export async function keyStoreAt(config: { dataDir: string; databaseUrl?: string }): Promise<{ keys: KeyStore; store: Store; close(): Promise<void> }> {
+export async function keyStoreAt(config: {
+  dataDir: string;
+  databaseUrl?: string;
+}): Promise<{ keys: KeyStore; store: Store; close(): Promise<void> }> {
   const store = await openStore(config);
   const keys = await openKeys(store, { dataDir: config.dataDir, apiKeys: [] }, undefined, false);
   return { keys, store, close: () => store.close() };

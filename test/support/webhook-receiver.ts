@@ -71,7 +71,14 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
           } catch {
             body = JSON.parse(raw || 'null');
           }
-          const hit = { id: String(req.headers['webhook-id']), body, raw, headers: req.headers, verified, at: Date.now() };
+          const hit = {
+            id: String(req.headers['webhook-id']),
+            body,
+            raw,
+            headers: req.headers,
+            verified,
+            at: Date.now(),
+          };
           const answer = receiver.answer(req, receiver.all.length);
           receiver.all.push(hit);
           if (answer.status >= 200 && answer.status < 300) receiver.received.push(hit);

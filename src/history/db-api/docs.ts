@@ -1,7 +1,8 @@
 /** Rows → Retailed-style documents (camelCase names, ISO times, booleans), per collection. */
 import type { CollectionName } from './collections.js';
 
-const iso = (ms: unknown): string | null => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+const iso = (ms: unknown): string | null =>
+  ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
 const bool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Number(v) === 1);
 
 export function toDoc(collection: CollectionName, r: Record<string, any>): Record<string, unknown> {

@@ -34,9 +34,14 @@ export interface FindOptions {
 }
 
 /** Checks the non-where parameters of a nested query and gives typed options; anything unknown is a 400. */
-export function findOptions(q: Record<string, Nested>, collection: Collection, extra: readonly string[] = []): FindOptions {
+export function findOptions(
+  q: Record<string, Nested>,
+  collection: Collection,
+  extra: readonly string[] = [],
+): FindOptions {
   for (const k of Object.keys(q)) {
-    if (!(FIND_PARAMS as readonly string[]).includes(k) && !extra.includes(k)) throw invalidParam(k, 'unknown parameter');
+    if (!(FIND_PARAMS as readonly string[]).includes(k) && !extra.includes(k))
+      throw invalidParam(k, 'unknown parameter');
   }
   const int = (name: 'page' | 'limit', def: number, min: number, max: number): number => {
     const v = q[name];
@@ -50,12 +55,17 @@ export function findOptions(q: Record<string, Nested>, collection: Collection, e
   if (sort !== undefined && typeof sort !== 'string') throw invalidParam('sort', 'must be given once, e.g. -createdAt');
   for (const s of (sort ?? collection.defaultSort).split(',')) {
     const name = s.replace(/^-/, '');
-    if (!(name in collection.fields)) throw invalidParam('sort', `unknown field "${name}"; fields: ${Object.keys(collection.fields).join(', ')}`);
+    if (!(name in collection.fields))
+      throw invalidParam('sort', `unknown field "${name}"; fields: ${Object.keys(collection.fields).join(', ')}`);
   }
   return { where: q.where, sort, page: int('page', 1, 1, 1_000_000), limit: int('limit', DEFAULT_LIMIT, 1, MAX_LIMIT) };
 }
 
-export async function findPage(db: Kysely<any>, collection: Collection, o: FindOptions): Promise<Envelope<Record<string, unknown>>> {
+export async function findPage(
+  db: Kysely<any>,
+  collection: Collection,
+  o: FindOptions,
+): Promise<Envelope<Record<string, unknown>>> {
   let base = db.selectFrom(collection.table);
   if (o.where !== undefined) {
     const where = o.where;
@@ -72,7 +82,10 @@ export async function findPage(db: Kysely<any>, collection: Collection, o: FindO
   }
   // A stable tie-break, so pages never overlap or skip rows with equal sort keys.
   q = q.orderBy('id', 'asc');
-  const rows = await q.limit(o.limit).offset((o.page - 1) * o.limit).execute();
+  const rows = await q
+    .limit(o.limit)
+    .offset((o.page - 1) * o.limit)
+    .execute();
   const totalPages = Math.max(1, Math.ceil(totalDocs / o.limit));
   return {
     docs: rows,

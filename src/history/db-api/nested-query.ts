@@ -28,7 +28,8 @@ export function parseNestedQuery(raw: string): Record<string, Nested> {
     if (!parts) throw invalidParam(key, 'malformed bracket key');
     // `in[]=a&in[]=b` is the same list as `in=a&in=b`.
     const path = parts[parts.length - 1] === '' ? parts.slice(0, -1) : parts;
-    if (path.length > MAX_DEPTH || path.includes('')) throw invalidParam(key, `malformed or deeper than ${MAX_DEPTH} levels`);
+    if (path.length > MAX_DEPTH || path.includes(''))
+      throw invalidParam(key, `malformed or deeper than ${MAX_DEPTH} levels`);
     let node: Record<string, Nested> = out;
     for (let i = 0; i < path.length - 1; i++) {
       const part = path[i]!;

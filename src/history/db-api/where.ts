@@ -27,12 +27,14 @@ type Cond = Expression<SqlBool>;
 
 /** Compiles the `where` object; `param` is the key path so far, for error messages (`where[or][0][size]`). */
 export function compileWhere(eb: Eb, collection: Collection, where: Nested, param = 'where'): Cond {
-  if (typeof where !== 'object' || Array.isArray(where)) throw invalidParam(param, 'must be an object of field[operator]=value');
+  if (typeof where !== 'object' || Array.isArray(where))
+    throw invalidParam(param, 'must be an object of field[operator]=value');
   const parts: Cond[] = [];
   for (const [key, value] of Object.entries(where)) {
     const here = `${param}[${key}]`;
     if (key === 'or' || key === 'and') {
-      if (typeof value !== 'object' || Array.isArray(value)) throw invalidParam(here, 'must hold numbered conditions, e.g. [0][field][equals]=…');
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw invalidParam(here, 'must hold numbered conditions, e.g. [0][field][equals]=…');
       const subs = Object.entries(value).map(([i, sub]) => {
         if (!/^\d+$/.test(i)) throw invalidParam(`${here}[${i}]`, 'must be numbered from 0');
         return compileWhere(eb, collection, sub, `${here}[${i}]`);
@@ -42,7 +44,8 @@ export function compileWhere(eb: Eb, collection: Collection, where: Nested, para
       continue;
     }
     const field = collection.fields[key];
-    if (!field) throw invalidParam(here, `unknown field "${key}"; fields: ${Object.keys(collection.fields).join(', ')}`);
+    if (!field)
+      throw invalidParam(here, `unknown field "${key}"; fields: ${Object.keys(collection.fields).join(', ')}`);
     // `where[size]=10` is shorthand for equals.
     const ops: Record<string, Nested> = typeof value === 'string' || Array.isArray(value) ? { equals: value } : value;
     for (const [op, operand] of Object.entries(ops)) {
@@ -81,7 +84,14 @@ function condition(eb: Eb, field: FieldDef, op: Operator, operand: Nested, param
     }
     default: {
       const v = typed(field, scalar(operand, param), param);
-      const sqlOp = { equals: '=', not_equals: '<>', greater_than: '>', greater_than_equal: '>=', less_than: '<', less_than_equal: '<=' }[op];
+      const sqlOp = {
+        equals: '=',
+        not_equals: '<>',
+        greater_than: '>',
+        greater_than_equal: '>=',
+        less_than: '<',
+        less_than_equal: '<=',
+      }[op];
       // not_equals keeps rows where the field is null (Payload's behaviour: "not this value").
       if (op === 'not_equals') return eb.or([eb(col, '<>', v), eb(col, 'is', null)]);
       return eb(col, sqlOp as '=', v);

@@ -9,10 +9,23 @@ export function extractElectronicsProduct(result: LiveResult): ObservationBatch 
   const r = result.record as ElectronicsProduct;
   const productId = r.pricing?.sku_id ?? result.identity.id;
   const url = r.pricing?.pdp_url ? new URL(r.pricing.pdp_url, 'https://www.bestbuy.com').href : null;
-  batch.products.push({ marketplace: 'electronics', productId, name: null, url, image: null, sku: productId, domain: 'bestbuy.com' });
+  batch.products.push({
+    marketplace: 'electronics',
+    productId,
+    name: null,
+    url,
+    image: null,
+    sku: productId,
+    domain: 'bestbuy.com',
+  });
   const currency = result.identity.currency ?? 'USD';
   const d = r.pricing?.sku_price_domain;
-  pushPrice(batch, result, { productId, kind: 'current_price', amount: d?.current_price ?? r.pricing?.customer_price, currency });
+  pushPrice(batch, result, {
+    productId,
+    kind: 'current_price',
+    amount: d?.current_price ?? r.pricing?.customer_price,
+    currency,
+  });
   pushPrice(batch, result, { productId, kind: 'regular_price', amount: d?.regular_price, currency });
   return batch;
 }

@@ -4,7 +4,13 @@ import type { Market, Product, SearchHit } from '../../marketplaces/resale-a/sch
 import type { ObservationBatch } from '../observation.js';
 import { emptyBatch, pushPrice, stringParam } from './common.js';
 
-function pushMarket(batch: ObservationBatch, result: LiveResult, productId: string, size: string | null, m: Market | null): void {
+function pushMarket(
+  batch: ObservationBatch,
+  result: LiveResult,
+  productId: string,
+  size: string | null,
+  m: Market | null,
+): void {
   if (!m) return;
   const currency = result.identity.currency ?? stringParam(result, 'currency') ?? 'USD';
   pushPrice(batch, result, { productId, size, kind: 'lowest_ask', amount: m.bids.lowest_ask, currency });
@@ -24,12 +30,26 @@ export function extractResaleAProduct(result: LiveResult): ObservationBatch {
   const batch = emptyBatch(result);
   const r = result.record as Product;
   const productId = r.id;
-  batch.products.push({ marketplace: 'resale-a', productId, name: r.name, url: `https://stockx.com/${r.slug}`, image: r.image, sku: r.sku, domain: 'stockx.com' });
+  batch.products.push({
+    marketplace: 'resale-a',
+    productId,
+    name: r.name,
+    url: `https://stockx.com/${r.slug}`,
+    image: r.image,
+    sku: r.sku,
+    domain: 'stockx.com',
+  });
   pushMarket(batch, result, productId, null, r.market);
   for (const v of r.variants) {
     const s = sizeOf(v);
     if (!s) continue;
-    batch.variants.push({ marketplace: 'resale-a', productId, size: s.size, sizeSystem: s.system, gtins: v.gtins.map((g) => g.identifier) });
+    batch.variants.push({
+      marketplace: 'resale-a',
+      productId,
+      size: s.size,
+      sizeSystem: s.system,
+      gtins: v.gtins.map((g) => g.identifier),
+    });
     pushMarket(batch, result, productId, s.size, v.market);
   }
   return batch;
@@ -38,7 +58,15 @@ export function extractResaleAProduct(result: LiveResult): ObservationBatch {
 export function extractResaleASearch(result: LiveResult): ObservationBatch {
   const batch = emptyBatch(result);
   for (const h of result.record as SearchHit[]) {
-    batch.products.push({ marketplace: 'resale-a', productId: h.id, name: h.name, url: `https://stockx.com/${h.slug}`, image: h.image, sku: h.sku, domain: 'stockx.com' });
+    batch.products.push({
+      marketplace: 'resale-a',
+      productId: h.id,
+      name: h.name,
+      url: `https://stockx.com/${h.slug}`,
+      image: h.image,
+      sku: h.sku,
+      domain: 'stockx.com',
+    });
   }
   return batch;
 }

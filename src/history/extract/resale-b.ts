@@ -7,7 +7,15 @@ import { emptyBatch, fromCents, pushPrice } from './common.js';
 export function extractResaleBPrices(result: LiveResult): ObservationBatch {
   const batch = emptyBatch(result);
   const productId = result.identity.id;
-  batch.products.push({ marketplace: 'resale-b', productId, name: null, url: null, image: null, sku: null, domain: 'goat.com' });
+  batch.products.push({
+    marketplace: 'resale-b',
+    productId,
+    name: null,
+    url: null,
+    image: null,
+    sku: null,
+    domain: 'goat.com',
+  });
   const sizes = new Set<string>();
   for (const e of result.record as PriceEntry[]) {
     const size = e.sizeOption.presentation;
@@ -32,8 +40,18 @@ export function extractResaleBPrices(result: LiveResult): ObservationBatch {
       });
     }
     // A last sale of 0 cents is GOAT's "no sale yet" (retailed-clients C2), not a price: isPrice drops it.
-    pushPrice(batch, result, { ...common, kind: 'lowest_price', amount: fromCents(e.lowestPriceCents.amount), currency: e.lowestPriceCents.currency });
-    pushPrice(batch, result, { ...common, kind: 'last_sale', amount: fromCents(e.lastSoldPriceCents.amount), currency: e.lastSoldPriceCents.currency });
+    pushPrice(batch, result, {
+      ...common,
+      kind: 'lowest_price',
+      amount: fromCents(e.lowestPriceCents.amount),
+      currency: e.lowestPriceCents.currency,
+    });
+    pushPrice(batch, result, {
+      ...common,
+      kind: 'last_sale',
+      amount: fromCents(e.lastSoldPriceCents.amount),
+      currency: e.lastSoldPriceCents.currency,
+    });
     pushPrice(batch, result, {
       ...common,
       kind: 'instant_ship_lowest_price',
@@ -58,7 +76,13 @@ export function extractResaleBProduct(result: LiveResult): ObservationBatch {
     domain: 'goat.com',
   });
   for (const o of r.size_options) {
-    batch.variants.push({ marketplace: 'resale-b', productId, size: o.presentation, sizeSystem: r.size_unit || null, gtins: [] });
+    batch.variants.push({
+      marketplace: 'resale-b',
+      productId,
+      size: o.presentation,
+      sizeSystem: r.size_unit || null,
+      gtins: [],
+    });
   }
   // Product-level figures are USD cents (the spec's cents fields); the localized price carries its own currency.
   // (maximum_offer_cents is GOAT's cap on offers, not anyone's bid, so it is no price.)

@@ -11,7 +11,15 @@ export function extractSportswearProduct(result: LiveResult): ObservationBatch {
   const info = r.product_info;
   const url = r.pdp_url?.canonical_url ?? r.pdp_url?.url ?? info.canonical_url ?? info.url;
   const image = info.content_images?.find((c) => c.properties?.squarish?.url)?.properties?.squarish?.url ?? null;
-  batch.products.push({ marketplace: 'sportswear', productId, name: info.full_title ?? info.title, url, image, sku: r.style_color, domain: 'nike.com' });
+  batch.products.push({
+    marketplace: 'sportswear',
+    productId,
+    name: info.full_title ?? info.title,
+    url,
+    image,
+    sku: r.style_color,
+    domain: 'nike.com',
+  });
   for (const s of r.sizes) {
     batch.variants.push({
       marketplace: 'sportswear',

@@ -5,7 +5,15 @@ import type { ObservationBatch } from '../observation.js';
 import { emptyBatch, pushPrice, stringParam } from './common.js';
 
 /** Symbols Chrono24 prints for the currencies it formats; a printed ISO code is taken as it is. */
-const SYMBOLS: Record<string, string> = { $: 'USD', US$: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', Fr: 'CHF', 'CHF': 'CHF' };
+const SYMBOLS: Record<string, string> = {
+  $: 'USD',
+  US$: 'USD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  Fr: 'CHF',
+  CHF: 'CHF',
+};
 
 function currencyOf(printed: string | null, requested: string | null): string | null {
   if (printed && /^[A-Z]{3}$/.test(printed)) return printed;
@@ -35,7 +43,12 @@ export function extractWatchmarketSearch(result: LiveResult): ObservationBatch {
       sku: null,
       domain,
     });
-    pushPrice(batch, result, { productId: l.id, kind: 'listing_price', amount: l.price.amount, currency: currencyOf(l.price.currency, requested) });
+    pushPrice(batch, result, {
+      productId: l.id,
+      kind: 'listing_price',
+      amount: l.price.amount,
+      currency: currencyOf(l.price.currency, requested),
+    });
   }
   return batch;
 }

@@ -71,7 +71,14 @@ export function assemble(bodies: ElectronicsBodies): Assembled {
   const official = obj(parseJson(bodies.official, 'official', failures, isOfficialAnswer));
 
   const record: ElectronicsProduct = {
-    pricing: buildPricing({ sku: bodies.sku, pricingApi, priceView, pricingApp: page?.pricingApp, product: page?.product, official }),
+    pricing: buildPricing({
+      sku: bodies.sku,
+      pricingApi,
+      priceView,
+      pricingApp: page?.pricingApp,
+      product: page?.product,
+      official,
+    }),
     reviews: buildReviews({
       sku: bodies.sku,
       reviewsApi,
@@ -88,7 +95,9 @@ export function assemble(bodies: ElectronicsBodies): Assembled {
   if (Object.values(record).every((v) => v === null)) throw allFailed('electronics', failures);
 
   const valueAt = (path: string): unknown =>
-    path.split('.').reduce<unknown>((v, k) => (v === null || v === undefined ? v : (v as Record<string, unknown>)[k]), record);
+    path
+      .split('.')
+      .reduce<unknown>((v, k) => (v === null || v === undefined ? v : (v as Record<string, unknown>)[k]), record);
   const missing: string[] = [];
   for (const [part, sources] of Object.entries(PART_SOURCES)) {
     const parent = part.includes('.') ? part.slice(0, part.lastIndexOf('.')) : undefined;

@@ -52,7 +52,9 @@ export function bodiesFromSavedFiles(files: SavedFile[], sku: string | undefined
     const list = arr(data);
     if (list) {
       const items = list.map((x) => obj(x)).filter((x): x is Record<string, any> => x !== undefined);
-      const nock = items.find((x) => typeof x.scope === 'string' && obj(x.response) && /\/v1\/products\//.test(String(x.path)));
+      const nock = items.find(
+        (x) => typeof x.scope === 'string' && obj(x.response) && /\/v1\/products\//.test(String(x.path)),
+      );
       if (nock) {
         bodies.official = JSON.stringify(nock.response);
         bodies.sku ??= skuOf(nock.response.sku);

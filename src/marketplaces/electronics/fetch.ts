@@ -78,10 +78,19 @@ function plan(sku: string, withPage: boolean, apiKey: string | undefined): Sourc
   const sources: SourcePlan[] = [
     {
       name: 'pricing',
-      request: { url: pricingUrl(sku), expect: 'json', label: 'pricing', headers: { ...json, 'x-client-id': 'lib-price-browser' } },
+      request: {
+        url: pricingUrl(sku),
+        expect: 'json',
+        label: 'pricing',
+        headers: { ...json, 'x-client-id': 'lib-price-browser' },
+      },
       what: 'pricing API',
     },
-    { name: 'priceView', request: { url: priceViewUrl(sku), expect: 'json', label: 'priceview', headers: json }, what: 'price view' },
+    {
+      name: 'priceView',
+      request: { url: priceViewUrl(sku), expect: 'json', label: 'priceview', headers: json },
+      what: 'price view',
+    },
     {
       name: 'reviews',
       request: {
@@ -93,11 +102,20 @@ function plan(sku: string, withPage: boolean, apiKey: string | undefined): Sourc
       what: 'reviews API',
     },
   ];
-  if (withPage) sources.push({ name: 'page', request: pageRequest(`${BESTBUY_ORIGIN}/site/${sku}.p?skuId=${sku}`), what: 'product page' });
+  if (withPage)
+    sources.push({
+      name: 'page',
+      request: pageRequest(`${BESTBUY_ORIGIN}/site/${sku}.p?skuId=${sku}`),
+      what: 'product page',
+    });
   if (apiKey !== undefined) {
     // The key travels only in this URL; error messages carry no URL, so it never reaches a client or our logs.
     const url = `${BESTBUY_API_ORIGIN}/v1/products/${sku}.json?format=json&apiKey=${encodeURIComponent(apiKey)}`;
-    sources.push({ name: 'official', request: { url, expect: 'json', label: 'official_products_api', headers: json }, what: 'Products API' });
+    sources.push({
+      name: 'official',
+      request: { url, expect: 'json', label: 'official_products_api', headers: json },
+      what: 'Products API',
+    });
   }
   return sources;
 }
@@ -120,15 +138,20 @@ export async function fetchElectronicsBodies(ctx: FetchContext, query: string): 
   bodies.sku = sku;
 
   const sources = plan(sku, bodies.page === undefined, bestbuyApiKey(ctx.config));
-  const fetched = await fetchSources(sources.map(({ name, request, what }) => ({ name, fetch: () => get(ctx, request, what) })));
+  const fetched = await fetchSources(
+    sources.map(({ name, request, what }) => ({ name, fetch: () => get(ctx, request, what) })),
+  );
   Object.assign(bodies, fetched.bodies);
   bodies.errors = fetched.errors;
 
   if (bodies.errors.page?.code === 'not_found') {
-    throw new MarketlensError('not_found', `Best Buy has no product with SKU ${sku}`, { upstreamStatus: bodies.errors.page.status });
+    throw new MarketlensError('not_found', `Best Buy has no product with SKU ${sku}`, {
+      upstreamStatus: bodies.errors.page.status,
+    });
   }
   if (bodies.reviews !== undefined) bodies.reviewsRequest = { page: REVIEWS_REQUEST.page, sort: REVIEWS_REQUEST.sort };
   // With the page already in hand (SKU resolution), at least one source answered.
-  if (bodies.page === undefined && sources.every((s) => bodies.errors[s.name] !== undefined)) throw allFailed('electronics', bodies.errors);
+  if (bodies.page === undefined && sources.every((s) => bodies.errors[s.name] !== undefined))
+    throw allFailed('electronics', bodies.errors);
   return bodies;
 }

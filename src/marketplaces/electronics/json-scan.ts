@@ -63,17 +63,39 @@ export function readJsString(text: string, start: number): { value: string; end:
     }
     const e = text[++i];
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'v': out += '\v'; break;
-      case '0': out += '\0'; break;
-      case 'x': out += String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16)); i += 2; break;
-      case 'u': out += String.fromCharCode(parseInt(text.slice(i + 1, i + 5), 16)); i += 4; break;
-      case undefined: return undefined;
-      default: out += e; // \" \' \\ \/ and any other escaped character stand for themselves
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case '0':
+        out += '\0';
+        break;
+      case 'x':
+        out += String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16));
+        i += 2;
+        break;
+      case 'u':
+        out += String.fromCharCode(parseInt(text.slice(i + 1, i + 5), 16));
+        i += 4;
+        break;
+      case undefined:
+        return undefined;
+      default:
+        out += e; // \" \' \\ \/ and any other escaped character stand for themselves
     }
   }
   return undefined;

@@ -23,7 +23,16 @@ describe('pricing API answer shapes', () => {
 describe('buildPricing', () => {
   it('keeps only boolean show_/disable_/is_/has_/enable_ flags as extra keys', () => {
     const p = buildPricing({
-      priceView: { layout: 'small', skuId: '1', showSavings: true, showBadge: 'yes', isBot: false, hasX: 1, enableY: false, other: true },
+      priceView: {
+        layout: 'small',
+        skuId: '1',
+        showSavings: true,
+        showBadge: 'yes',
+        isBot: false,
+        hasX: 1,
+        enableY: false,
+        other: true,
+      },
     })!;
     expect(p).toMatchObject({ show_savings: true, is_bot: false, enable_y: false, layout: 'small' });
     expect(p).not.toHaveProperty('show_badge');
@@ -32,7 +41,9 @@ describe('buildPricing', () => {
   });
 
   it('null when no source carries a price (the SKU and page URL alone are not a price)', () => {
-    expect(buildPricing({ sku: '1', product: { skuId: '1', url: { pdp: 'https://www.bestbuy.com/site/x/1.p' } } })).toBeNull();
+    expect(
+      buildPricing({ sku: '1', product: { skuId: '1', url: { pdp: 'https://www.bestbuy.com/site/x/1.p' } } }),
+    ).toBeNull();
     expect(buildPricing({})).toBeNull();
   });
 
@@ -59,7 +70,15 @@ describe('reviews and specifications edge cases', () => {
   it('specification values are always strings; nameless or valueless specifications are dropped', () => {
     const groups = buildSpecificationGroups(undefined, {
       specificationGroups: [
-        { name: 'G', specifications: [{ displayName: 'Wi-Fi', value: true }, { displayName: 'Weight', value: 2.5 }, { displayName: 'X', value: null }, { value: 'y' }] },
+        {
+          name: 'G',
+          specifications: [
+            { displayName: 'Wi-Fi', value: true },
+            { displayName: 'Weight', value: 2.5 },
+            { displayName: 'X', value: null },
+            { value: 'y' },
+          ],
+        },
       ],
     })!;
     expect(groups[0]!.specifications).toEqual([

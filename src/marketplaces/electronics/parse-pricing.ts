@@ -63,13 +63,15 @@ export function toSkuPriceDomain(d: Record<string, any>): SkuPriceDomain {
     sku_type: str(d.skuType),
     is_m_a_p: bool(d.isMAP),
     gift_skus: gifts
-      ? gifts.map((x) => obj(x) ?? {}).map((g) => ({
-          sku_id: str(g.skuId),
-          savings: num(g.savings),
-          offer_id: str(g.offerId),
-          quantity: num(g.quantity),
-          is_required_with_offer: bool(g.isRequiredWithOffer),
-        }))
+      ? gifts
+          .map((x) => obj(x) ?? {})
+          .map((g) => ({
+            sku_id: str(g.skuId),
+            savings: num(g.savings),
+            offer_id: str(g.offerId),
+            quantity: num(g.quantity),
+            is_required_with_offer: bool(g.isRequiredWithOffer),
+          }))
       : null,
     category_id: str(d.categoryId),
     location_id: str(d.locationId),
@@ -280,14 +282,21 @@ export function buildPricing(src: PriceSources): Pricing | null {
     gsp_unit_price: first(num(pick('gspUnitPrice')), domain?.gsp_unit_price),
     monthly_payment: first(moneyText(pick('monthlyPayment')), moneyText(finance?.monthlyPayment)),
     finance_monthly_payment: first(num(pick('financeMonthlyPayment')), num(finance?.monthlyPayment)),
-    total_cost_including_tax: first(moneyText(pick('totalCostIncludingTax')), moneyText(finance?.totalCostIncludingTax)),
+    total_cost_including_tax: first(
+      moneyText(pick('totalCostIncludingTax')),
+      moneyText(finance?.totalCostIncludingTax),
+    ),
     finance_code_name: first(str(pick('financeCodeName')), str(finance?.financeCodeName)),
     preferred_badging: first(str(pick('preferredBadging')), domain?.preferred_badging),
     preferred_badging_str: str(pick('preferredBadgingStr')),
     sku_price_domain: domain,
     membership_by_type: membershipByType(obj(pick('membershipByType'))),
     sku_data_analytics: analytics
-      ? { sku_id: str(analytics.skuId), pricing_type: str(analytics.pricingType), customer_price: num(analytics.customerPrice) }
+      ? {
+          sku_id: str(analytics.skuId),
+          pricing_type: str(analytics.pricingType),
+          customer_price: num(analytics.customerPrice),
+        }
       : null,
     member_savings: memberSavings ? { show_paid_member_savings: bool(memberSavings.showPaidMemberSavings) } : null,
     query_params_to_be_removed: queryParams ? queryParams.filter((q): q is string => typeof q === 'string') : null,
@@ -299,7 +308,8 @@ export function buildPricing(src: PriceSources): Pricing | null {
   const flags = displayFlags(viewPrice, view, app);
   // The SKU (known from the request) and the page URL are not prices: with nothing else the part is null.
   const carried =
-    Object.entries(pricing).some(([k, v]) => k !== 'sku_id' && k !== 'pdp_url' && v !== null) || Object.keys(flags).length > 0;
+    Object.entries(pricing).some(([k, v]) => k !== 'sku_id' && k !== 'pdp_url' && v !== null) ||
+    Object.keys(flags).length > 0;
   if (!carried) return null;
   return { ...flags, ...pricing } as Pricing;
 }

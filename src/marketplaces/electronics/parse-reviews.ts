@@ -37,7 +37,10 @@ const TOPIC_KEYS = ['id', 'text', 'title', 'rating', 'submissionTime'] as const;
  */
 export function isReviewsAnswer(body: unknown): boolean {
   const topics = topicsOf(body);
-  return topics !== undefined && topics.every((t) => TOPIC_KEYS.some((k) => obj(t)?.[k] !== undefined && obj(t)?.[k] !== null));
+  return (
+    topics !== undefined &&
+    topics.every((t) => TOPIC_KEYS.some((k) => obj(t)?.[k] !== undefined && obj(t)?.[k] !== null))
+  );
 }
 
 /** One `/ugc/v2/reviews` topic → spec Review topic. */
@@ -51,18 +54,20 @@ export function toReviewTopic(t: Record<string, any>): ReviewTopic {
     text: str(t.text),
     title: str(t.title),
     author: str(t.author),
-    badges: (arr(t.badges) ?? []).map((b) => obj(b) ?? {}).map((b) => ({
-      index: num(b.index),
-      badge_code: str(b.badgeCode),
-      badge_name: str(b.badgeName),
-      badge_type: str(b.badgeType),
-      badge_description: str(b.badgeDescription),
-      icon_url: str(b.iconUrl),
-      icon_path: str(b.iconPath),
-      icon_text: str(b.iconText),
-      file_name: str(b.fileName),
-      image_u_r_l: str(b.imageURL),
-    })),
+    badges: (arr(t.badges) ?? [])
+      .map((b) => obj(b) ?? {})
+      .map((b) => ({
+        index: num(b.index),
+        badge_code: str(b.badgeCode),
+        badge_name: str(b.badgeName),
+        badge_type: str(b.badgeType),
+        badge_description: str(b.badgeDescription),
+        icon_url: str(b.iconUrl),
+        icon_path: str(b.iconPath),
+        icon_text: str(b.iconText),
+        file_name: str(b.fileName),
+        image_u_r_l: str(b.imageURL),
+      })),
     photos: (arr(t.photos) ?? []).map((p) => toPhoto(obj(p) ?? {})),
     rating: num(t.rating),
     topic_type: str(t.topicType),
@@ -105,12 +110,14 @@ function toStats(s: Record<string, any>): ReviewStats {
     average_overall_rating: num(s.averageOverallRating),
     verified_purchase_count: num(s.verifiedPurchaseCount),
     rating_distribution: dist
-      ? dist.map((d) => obj(d) ?? {}).map((d) => ({
-          count: num(d.count),
-          value: num(d.value),
-          actual_percent: num(d.actualPercent),
-          rounded_percent: num(d.roundedPercent),
-        }))
+      ? dist
+          .map((d) => obj(d) ?? {})
+          .map((d) => ({
+            count: num(d.count),
+            value: num(d.value),
+            actual_percent: num(d.actualPercent),
+            rounded_percent: num(d.roundedPercent),
+          }))
       : null,
   };
 }
@@ -127,20 +134,22 @@ function toExpert(e: Record<string, any>): Reviews['expert'] {
       ? {
           page: num(reviews.page),
           errors: arr(reviews.errors) ?? null,
-          results: (arr(reviews.results) ?? []).map((r) => obj(r) ?? {}).map((r) => ({
-            skus: strArr(r.skus),
-            rating: rating(obj(r.rating)),
-            language: str(r.language),
-            source_id: str(r.sourceId),
-            review_url: str(r.reviewUrl),
-            author_name: str(r.authorName),
-            review_date: str(r.reviewDate),
-            source_name: str(r.sourceName),
-            review_title: str(r.reviewTitle),
-            review_summary: str(r.reviewSummary),
-            expert_review_id: str(r.expertReviewId),
-            source_content_id: str(r.sourceContentId),
-          })),
+          results: (arr(reviews.results) ?? [])
+            .map((r) => obj(r) ?? {})
+            .map((r) => ({
+              skus: strArr(r.skus),
+              rating: rating(obj(r.rating)),
+              language: str(r.language),
+              source_id: str(r.sourceId),
+              review_url: str(r.reviewUrl),
+              author_name: str(r.authorName),
+              review_date: str(r.reviewDate),
+              source_name: str(r.sourceName),
+              review_title: str(r.reviewTitle),
+              review_summary: str(r.reviewSummary),
+              expert_review_id: str(r.expertReviewId),
+              source_content_id: str(r.sourceContentId),
+            })),
           page_size: num(reviews.pageSize),
           total_results: num(reviews.totalResults),
         }
@@ -169,8 +178,16 @@ function buildStats(src: ReviewSources, app: Record<string, any> | undefined): R
   const appStats = obj(app?.stats);
   const stats = appStats ? toStats(appStats) : { ...NO_STATS };
   const info = obj(src.product?.reviewInfo);
-  stats.average_overall_rating = first(stats.average_overall_rating, num(info?.averageRating), num(src.official?.customerReviewAverage));
-  stats.total_review_count = first(stats.total_review_count, num(info?.reviewCount), num(src.official?.customerReviewCount));
+  stats.average_overall_rating = first(
+    stats.average_overall_rating,
+    num(info?.averageRating),
+    num(src.official?.customerReviewAverage),
+  );
+  stats.total_review_count = first(
+    stats.total_review_count,
+    num(info?.reviewCount),
+    num(src.official?.customerReviewCount),
+  );
   return Object.values(stats).every((v) => v === null) ? null : stats;
 }
 

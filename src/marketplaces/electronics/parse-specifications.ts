@@ -21,7 +21,10 @@ export function buildSpecificationGroups(
   specificationsApp: Record<string, any> | undefined,
   product: Record<string, any> | undefined,
 ): SpecificationGroup[] | null {
-  const groups = arr(obj(specificationsApp?.specifications)?.categories) ?? arr(specificationsApp?.categories) ?? arr(product?.specificationGroups);
+  const groups =
+    arr(obj(specificationsApp?.specifications)?.categories) ??
+    arr(specificationsApp?.categories) ??
+    arr(product?.specificationGroups);
   if (!groups) return null;
   return groups
     .map((g) => obj(g) ?? {})
@@ -29,26 +32,52 @@ export function buildSpecificationGroups(
       display_name: str(g.displayName) ?? str(g.name),
       specifications: (arr(g.specifications) ?? [])
         .map((s) => obj(s) ?? {})
-        .map((s) => ({ id: str(s.id), value: text(s.value), definition: str(s.definition), display_name: str(s.displayName) }))
+        .map((s) => ({
+          id: str(s.id),
+          value: text(s.value),
+          definition: str(s.definition),
+          display_name: str(s.displayName),
+        }))
         // A specification without a name or a value says nothing.
         .filter((s): s is SpecificationGroup['specifications'][number] => s.value !== null && s.display_name !== null),
     }));
 }
 
 const BOOLEAN_SETTINGS = [
-  'isBot', 'isAllSpecs', 'disableIcons', 'isSmallView', 'hideAccordion', 'isDrawerOpen', 'useActionLog',
-  'showBorderTop', 'hideBorderBottom', 'showFeedbackLink', 'useTabLinkClass', 'hasHighlightsData',
-  'isApplianceCategory', 'isHighlightsCategory', 'enableDeferredHydration', 'enableProductHighlights',
+  'isBot',
+  'isAllSpecs',
+  'disableIcons',
+  'isSmallView',
+  'hideAccordion',
+  'isDrawerOpen',
+  'useActionLog',
+  'showBorderTop',
+  'hideBorderBottom',
+  'showFeedbackLink',
+  'useTabLinkClass',
+  'hasHighlightsData',
+  'isApplianceCategory',
+  'isHighlightsCategory',
+  'enableDeferredHydration',
+  'enableProductHighlights',
   'showScrollToAllSpecifications',
 ] as const;
-const STRING_SETTINGS = ['skuId', 'context', 'instanceId', 'scrollToViewSelectorLV', 'seeAllSpecificationsDataTrack'] as const;
+const STRING_SETTINGS = [
+  'skuId',
+  'context',
+  'instanceId',
+  'scrollToViewSelectorLV',
+  'seeAllSpecificationsDataTrack',
+] as const;
 const OTHER_SETTINGS = ['measurementPhotoData', 'measurementPhotoCategories', 'feedBackLinkCategories'] as const;
 
 /**
  * Display settings of the old specifications block (its root props), or null when the page carries none (pages
  * since 2025 have no such block).
  */
-export function buildSpecificationsSettings(specificationsApp: Record<string, any> | undefined): SpecificationsSettings | null {
+export function buildSpecificationsSettings(
+  specificationsApp: Record<string, any> | undefined,
+): SpecificationsSettings | null {
   const root = specificationsApp;
   if (!root) return null;
   const known = [...BOOLEAN_SETTINGS, ...STRING_SETTINGS, ...OTHER_SETTINGS];
@@ -66,7 +95,10 @@ export function buildSpecificationsSettings(specificationsApp: Record<string, an
           const always = bool(v.alwaysShowAboveText);
           return [
             name, // a category name, not a key to convert
-            { measurement_photo_location: str(v.measurementPhotoLocation), ...(always === null ? {} : { always_show_above_text: always }) },
+            {
+              measurement_photo_location: str(v.measurementPhotoLocation),
+              ...(always === null ? {} : { always_show_above_text: always }),
+            },
           ];
         }),
       )

@@ -11,7 +11,9 @@ import { readFixture } from '../../../test/support/fixtures.js';
 
 const fixture = (name: string) => readFixture(`electronics/${name}`);
 
-function parse(bodies: Omit<ElectronicsBodies, 'errors'> & { errors?: ElectronicsBodies['errors'] }): ElectronicsProduct {
+function parse(
+  bodies: Omit<ElectronicsBodies, 'errors'> & { errors?: ElectronicsBodies['errors'] },
+): ElectronicsProduct {
   const b = { errors: {}, ...bodies };
   return electronicsProductSchema.parse(parseAndCheck(electronicsProduct, b, {}));
 }
@@ -31,16 +33,44 @@ describe.each(['page-component-json.html', 'page-initializer.html'])('old produc
     expect(fieldProblems(d, SPEC.sku_price_domain, 'all')).toEqual([]);
     expect(d.what_if_price).toEqual({
       plan_paid_member2: { price: 1049.99, savings: 250, savings_percent: 19 },
-      plan_paid_member3: { price: 1049.99, savings: 250, savings_percent: 19, warranty: { sku_id: '6500888', full_term_savings: 120.5 } },
+      plan_paid_member3: {
+        price: 1049.99,
+        savings: 250,
+        savings_percent: 19,
+        warranty: { sku_id: '6500888', full_term_savings: 120.5 },
+      },
     });
-    expect(r.pricing).toMatchObject({ layout: 'large', show_total_savings: true, query_params_to_be_removed: ['intl', 'ref'] });
+    expect(r.pricing).toMatchObject({
+      layout: 'large',
+      show_total_savings: true,
+      query_params_to_be_removed: ['intl', 'ref'],
+    });
 
     const rv = r.reviews!;
-    expect(fieldProblems(rv, SPEC.reviews, ['page', 'sort', 'stats', 'device', 'expert', 'is_bot', 'layout', 'photos', 'sku_id', 'reviews'])).toEqual([]);
+    expect(
+      fieldProblems(rv, SPEC.reviews, [
+        'page',
+        'sort',
+        'stats',
+        'device',
+        'expert',
+        'is_bot',
+        'layout',
+        'photos',
+        'sku_id',
+        'reviews',
+      ]),
+    ).toEqual([]);
     expect(fieldProblems(rv.stats, SPEC.stats, 'all')).toEqual([]);
-    for (const d2 of rv.stats!.rating_distribution!) expect(fieldProblems(d2, SPEC.rating_distribution, 'all')).toEqual([]);
+    for (const d2 of rv.stats!.rating_distribution!)
+      expect(fieldProblems(d2, SPEC.rating_distribution, 'all')).toEqual([]);
     expect(fieldProblems(rv.expert!.reviews!.results[0], SPEC.expert_review, 'all')).toEqual([]);
-    expect(rv.expert!.review_summary).toEqual({ sku: '6500001', expert_summary: 'Critics like the brightness.', total_results: 1, overall_rating: { actual: 4.5, rounded: 4.5 } });
+    expect(rv.expert!.review_summary).toEqual({
+      sku: '6500001',
+      expert_summary: 'Critics like the brightness.',
+      total_results: 1,
+      overall_rating: { actual: 4.5, rounded: 4.5 },
+    });
     expect(fieldProblems(rv.photos, SPEC.photos, 'all')).toEqual([]);
     expect(rv.device).toEqual({ is_large: true, is_small: false });
 
@@ -51,7 +81,10 @@ describe.each(['page-component-json.html', 'page-initializer.html'])('old produc
       Soundbars: { measurement_photo_location: 'bottom' },
     });
     expect(r.specification_groups![0]!.specifications[0]).toEqual({
-      id: 'aB3dE5gH7j', value: '65 inches', definition: 'Size of the screen, measured diagonally.', display_name: 'Screen Size',
+      id: 'aB3dE5gH7j',
+      value: '65 inches',
+      definition: 'Size of the screen, measured diagonally.',
+      display_name: 'Screen Size',
     });
   });
 });
@@ -61,30 +94,52 @@ describe('new product page with the APIs', () => {
     const r = parse({ sku: '6500001', page: fixture('page-apollo-rehydrate.html'), ...SOURCES });
     const p = r.pricing!;
     expect(
-      fieldProblems(p, SPEC.pricing, Object.keys(SPEC.pricing).filter((k) => !['membership_by_type', 'query_params_to_be_removed'].includes(k))),
+      fieldProblems(
+        p,
+        SPEC.pricing,
+        Object.keys(SPEC.pricing).filter((k) => !['membership_by_type', 'query_params_to_be_removed'].includes(k)),
+      ),
     ).toEqual([]);
     expect(p).toMatchObject({
-      layout: 'large', monthly_payment: '61.11', finance_monthly_payment: 61.11, total_cost_including_tax: '1099.99',
-      preferred_badging_str: 'Price Match Guarantee', count_down_threshold: 48, price_change_total_savings_percent: 15,
+      layout: 'large',
+      monthly_payment: '61.11',
+      finance_monthly_payment: 61.11,
+      total_cost_including_tax: '1099.99',
+      preferred_badging_str: 'Price Match Guarantee',
+      count_down_threshold: 48,
+      price_change_total_savings_percent: 15,
       sku_data_analytics: { sku_id: '6500001', pricing_type: 'onSale', customer_price: 1099.99 },
       member_savings: { show_paid_member_savings: false },
       offers: [{ offer_id: '800001', offer_type: 'FREEITEM', hot_offer: false }],
       // display flags pass through, snake_cased
-      show_regular_price: true, disable_price_change_message: false, has_buy_now_pay_later: true,
+      show_regular_price: true,
+      disable_price_change_message: false,
+      has_buy_now_pay_later: true,
     });
     expect(p.membership_by_type).toBeNull();
     expect(fieldProblems(p.sku_price_domain, SPEC.sku_price_domain, 'all')).toEqual([]);
-    expect(p.sku_price_domain!.offer_qualifiers![0]).toMatchObject({ member_picks: false, vendor_funded: true, source_offer_version: 5 });
+    expect(p.sku_price_domain!.offer_qualifiers![0]).toMatchObject({
+      member_picks: false,
+      vendor_funded: true,
+      source_offer_version: 5,
+    });
 
     const topics = r.reviews!.reviews!.topics;
     expect(topics).toHaveLength(2);
     expect(fieldProblems(topics[1], SPEC.topic, ['product_details'])).toEqual([]);
     expect(topics[1]!.product_details).toEqual({
       name: 'Other colour of the product',
-      links: { pdp_path: '/site/x/6500002.p?skuId=6500002', rnr_path: '/site/reviews/x/6500002', reviews_path: '/site/x/6500002.p?skuId=6500002#tabbed-customerreviews' },
+      links: {
+        pdp_path: '/site/x/6500002.p?skuId=6500002',
+        rnr_path: '/site/reviews/x/6500002',
+        reviews_path: '/site/x/6500002.p?skuId=6500002#tabbed-customerreviews',
+      },
       active: true,
     });
-    expect(topics[0]!.badges[0]).toMatchObject({ badge_code: 'VerifiedPurchaser', image_u_r_l: 'https://example.invalid/badge.jpg' });
+    expect(topics[0]!.badges[0]).toMatchObject({
+      badge_code: 'VerifiedPurchaser',
+      image_u_r_l: 'https://example.invalid/badge.jpg',
+    });
     expect(topics[0]!.badges[1]).toMatchObject({ badge_code: 'Incentivized', icon_url: null, image_u_r_l: null });
     expect(r.reviews).toMatchObject({ page: 1, sort: 'BEST_REVIEW', sku_id: '6500001' });
     expect(r.reviews!.photos).toEqual({ page: null, results: topics[0]!.photos, page_size: null, total_results: null });
@@ -96,7 +151,12 @@ describe('new product page with the APIs', () => {
   it('the official API fills what nothing else gave, never over a better source', () => {
     const official = fixture('official-product.json');
     const alone = parse({ sku: '6500001', official });
-    expect(alone.pricing!.sku_price_domain).toMatchObject({ regular_price: 1299.99, current_price: 1099.99, is_m_a_p: true, total_savings: 200 });
+    expect(alone.pricing!.sku_price_domain).toMatchObject({
+      regular_price: 1299.99,
+      current_price: 1099.99,
+      is_m_a_p: true,
+      total_savings: 200,
+    });
     expect(alone.reviews!.stats).toMatchObject({ average_overall_rating: 4.6, total_review_count: 130 });
     const withApi = parse({ sku: '6500001', official, ...SOURCES });
     expect(withApi.pricing!.sku_price_domain!.current_as_of_date).toBe('2025-02-20T10:15:00 GMT');
@@ -149,9 +209,9 @@ describe('partial answers', () => {
 
   it('nothing usable → the most telling failure', () => {
     const blocked = { code: 'upstream_blocked' as const, message: 'blocked', status: 403 };
-    expect(() => assemble({ sku: '1', errors: { page: blocked, pricing: { code: 'upstream_error', message: 'x' } } })).toThrowError(
-      expect.objectContaining({ code: 'upstream_blocked' }),
-    );
+    expect(() =>
+      assemble({ sku: '1', errors: { page: blocked, pricing: { code: 'upstream_error', message: 'x' } } }),
+    ).toThrowError(expect.objectContaining({ code: 'upstream_blocked' }));
     // A page with no known data and nothing else: upstream_changed (the alarm for a format change).
     let caught: unknown;
     try {
@@ -174,11 +234,22 @@ describe('bodiesFromFiles', () => {
       { path: 'official.json', text: fixture('official-product.json') },
     ];
     const b = electronicsProduct.bodiesFromFiles(files, {} as never);
-    expect(b).toMatchObject({ sku: '6500001', page: files[0]!.text, pricing: SOURCES.pricing, priceView: SOURCES.priceView, reviews: SOURCES.reviews, official: files[4]!.text });
+    expect(b).toMatchObject({
+      sku: '6500001',
+      page: files[0]!.text,
+      pricing: SOURCES.pricing,
+      priceView: SOURCES.priceView,
+      reviews: SOURCES.reviews,
+      official: files[4]!.text,
+    });
   });
 
   it('rejects a file it does not know', () => {
-    expect(() => electronicsProduct.bodiesFromFiles([{ path: 'x.json', text: '{"hello":1}' }], {} as never)).toThrowError(/x\.json/);
-    expect(() => electronicsProduct.bodiesFromFiles([{ path: 'x.txt', text: 'plain' }], {} as never)).toThrowError(/neither HTML nor JSON/);
+    expect(() =>
+      electronicsProduct.bodiesFromFiles([{ path: 'x.json', text: '{"hello":1}' }], {} as never),
+    ).toThrowError(/x\.json/);
+    expect(() => electronicsProduct.bodiesFromFiles([{ path: 'x.txt', text: 'plain' }], {} as never)).toThrowError(
+      /neither HTML nor JSON/,
+    );
   });
 });

@@ -125,7 +125,10 @@ export const pricingSchema = z
   .object({
     rate: num(),
     layout: str(),
-    offers: z.array(z.record(z.string(), z.unknown())).nullable().describe('Offers of the price view, keys snake_cased'),
+    offers: z
+      .array(z.record(z.string(), z.unknown()))
+      .nullable()
+      .describe('Offers of the price view, keys snake_cased'),
     sku_id: str(),
     offer_id: str(),
     plan_type: str(),

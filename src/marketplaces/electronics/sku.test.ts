@@ -4,11 +4,23 @@ import { parseProductQuery } from './sku.js';
 
 describe('parseProductQuery', () => {
   it.each([
-    ['legacy /site/<slug>/<sku>.p?skuId=', 'https://www.bestbuy.com/site/apple-macbook-pro-14/6534615.p?skuId=6534615', '6534615'],
+    [
+      'legacy /site/<slug>/<sku>.p?skuId=',
+      'https://www.bestbuy.com/site/apple-macbook-pro-14/6534615.p?skuId=6534615',
+      '6534615',
+    ],
     ['legacy without skuId', 'https://www.bestbuy.com/site/apple-macbook-pro-14/6534615.p', '6534615'],
     ['skuId query wins', 'https://www.bestbuy.com/site/searchpage.jsp?skuId=6418599', '6418599'],
-    ['new /product/<slug>/<BSIN>/sku/<sku>', 'https://www.bestbuy.com/product/dell-inspiron-14/J3K4L6JSFL/sku/6576719', '6576719'],
-    ['reviews under /sku/<sku>/reviews', 'https://www.bestbuy.com/product/dell-inspiron-14/J3K4L6JSFL/sku/6576719/reviews', '6576719'],
+    [
+      'new /product/<slug>/<BSIN>/sku/<sku>',
+      'https://www.bestbuy.com/product/dell-inspiron-14/J3K4L6JSFL/sku/6576719',
+      '6576719',
+    ],
+    [
+      'reviews under /sku/<sku>/reviews',
+      'https://www.bestbuy.com/product/dell-inspiron-14/J3K4L6JSFL/sku/6576719/reviews',
+      '6576719',
+    ],
     ['open box', 'https://www.bestbuy.com/product/apple-macbook-pro-14/6534615/openbox?condition=excellent', '6534615'],
     ['no scheme, bare host', 'bestbuy.com/site/x/6534615.p?skuId=6534615', '6534615'],
     ['http upgraded', 'http://www.bestbuy.com/site/x/6534615.p?skuId=6534615', '6534615'],

@@ -23,7 +23,10 @@ export function parseProductQuery(query: string): ProductRef {
   const sku = skuFromUrl(url);
   if (sku !== undefined) return { sku, url };
   if (isSkulessProductUrl(url)) return { url };
-  throw invalidParam('query', 'is not a Best Buy product page URL (…/site/<name>/<sku>.p, …/product/<name>/<id>[/sku/<sku>]) or a numeric SKU');
+  throw invalidParam(
+    'query',
+    'is not a Best Buy product page URL (…/site/<name>/<sku>.p, …/product/<name>/<id>[/sku/<sku>]) or a numeric SKU',
+  );
 }
 
 /**

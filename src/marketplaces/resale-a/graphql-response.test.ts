@@ -11,7 +11,8 @@ function codeOf(body: string, key = 'product'): string | undefined {
   return undefined;
 }
 
-const err = (message: string, code?: string) => JSON.stringify({ errors: [{ message, extensions: code ? { code } : {} }] });
+const err = (message: string, code?: string) =>
+  JSON.stringify({ errors: [{ message, extensions: code ? { code } : {} }] });
 
 describe('graphqlData', () => {
   it('returns data with the key, also from data-only saves and with partial errors', () => {
@@ -24,7 +25,9 @@ describe('graphqlData', () => {
   it('maps errors to the contract codes', () => {
     expect(codeOf(err('Product not found', 'NOT_FOUND'))).toBe('not_found');
     expect(codeOf('{"data":{"product":null}}')).toBe('not_found');
-    expect(codeOf(err('Cannot query field "x" on type "Product".', 'GRAPHQL_VALIDATION_FAILED'))).toBe('upstream_changed');
+    expect(codeOf(err('Cannot query field "x" on type "Product".', 'GRAPHQL_VALIDATION_FAILED'))).toBe(
+      'upstream_changed',
+    );
     expect(codeOf(err('Variable "$currencyCode" got invalid value "XXX"', 'BAD_USER_INPUT'))).toBe('upstream_changed');
     expect(codeOf(err('Syntax Error: Unexpected Name', 'GRAPHQL_PARSE_FAILED'))).toBe('upstream_changed');
     expect(codeOf(err('Forbidden', 'FORBIDDEN'))).toBe('upstream_blocked');

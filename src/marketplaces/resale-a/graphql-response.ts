@@ -10,8 +10,15 @@ interface GraphqlError {
 }
 
 /** Error codes that mean our document or variables no longer fit StockX's schema. */
-const SCHEMA_CODES = new Set(['GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_USER_INPUT', 'PERSISTED_QUERY_NOT_SUPPORTED', 'PERSISTED_QUERY_NOT_FOUND']);
-const SCHEMA_MESSAGES = /Cannot query field|Unknown (?:type|argument|fragment)|got invalid value|Syntax Error|must have a selection|is not defined by type/i;
+const SCHEMA_CODES = new Set([
+  'GRAPHQL_VALIDATION_FAILED',
+  'GRAPHQL_PARSE_FAILED',
+  'BAD_USER_INPUT',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'PERSISTED_QUERY_NOT_FOUND',
+]);
+const SCHEMA_MESSAGES =
+  /Cannot query field|Unknown (?:type|argument|fragment)|got invalid value|Syntax Error|must have a selection|is not defined by type/i;
 
 /**
  * The `data` object of a GraphQL answer, when `key` (e.g. `product`, `browse`) is in it and not null. Otherwise

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countryParam, currencyParam, languageParam, localePathPrefix, preferredCurrency, resolveLocale } from './locale.js';
+import {
+  countryParam,
+  currencyParam,
+  languageParam,
+  localePathPrefix,
+  preferredCurrency,
+  resolveLocale,
+} from './locale.js';
 
 describe('locale parameters', () => {
   it('country: ISO alpha-2 StockX serves, any case; UK is GB', () => {
@@ -24,7 +31,11 @@ describe('locale parameters', () => {
   it('defaults: US, the country currency, en-US', () => {
     expect(resolveLocale({})).toEqual({ country: 'US', currency: 'USD', language: 'en-US' });
     expect(resolveLocale({ country: 'FR' })).toEqual({ country: 'FR', currency: 'EUR', language: 'en-US' });
-    expect(resolveLocale({ country: 'GB', currency: 'USD', language: 'en-GB' })).toEqual({ country: 'GB', currency: 'USD', language: 'en-GB' });
+    expect(resolveLocale({ country: 'GB', currency: 'USD', language: 'en-GB' })).toEqual({
+      country: 'GB',
+      currency: 'USD',
+      language: 'en-GB',
+    });
     expect(preferredCurrency('JP')).toBe('JPY');
     expect(preferredCurrency('BR')).toBe('USD');
   });

@@ -16,7 +16,20 @@ export const RESALE_A_COUNTRIES = (
 ).split(' ');
 
 /** Currencies of StockX's `CurrencyCode` enum that clients were seen using (notes §5). */
-export const RESALE_A_CURRENCIES = ['USD', 'EUR', 'GBP', 'AUD', 'CAD', 'CHF', 'HKD', 'JPY', 'KRW', 'MXN', 'NZD', 'SGD'] as const;
+export const RESALE_A_CURRENCIES = [
+  'USD',
+  'EUR',
+  'GBP',
+  'AUD',
+  'CAD',
+  'CHF',
+  'HKD',
+  'JPY',
+  'KRW',
+  'MXN',
+  'NZD',
+  'SGD',
+] as const;
 export type ResaleACurrency = (typeof RESALE_A_CURRENCIES)[number];
 
 /** Site locales (Next.js `locales`) by language tag; `en-US` is the unprefixed default. */
@@ -37,12 +50,27 @@ export const RESALE_A_LANGUAGES: Readonly<Record<string, string>> = {
 
 /** StockX's preferred currency per country, where it is not USD (from `allCountries`). */
 const EUR_COUNTRIES = new Set(
-  ('AD AL AM AT AZ BA BE BG BY CH CY CZ DE DK EE ES FI FO FR GE GF GP GR HR HU IE IS IT KZ LI LT LU LV MC MD ME MK MQ ' +
-    'MT NL NO PL PT RE RO RS RU SE SI SK SM TR UA VA XK YT').split(' '),
+  (
+    'AD AL AM AT AZ BA BE BG BY CH CY CZ DE DK EE ES FI FO FR GE GF GP GR HR HU IE IS IT KZ LI LT LU LV MC MD ME MK MQ ' +
+    'MT NL NO PL PT RE RO RS RU SE SI SK SM TR UA VA XK YT'
+  ).split(' '),
 );
 const OTHER_PREFERRED: Readonly<Record<string, ResaleACurrency>> = {
-  AU: 'AUD', KI: 'AUD', NF: 'AUD', TV: 'AUD', CA: 'CAD', GB: 'GBP', GG: 'GBP', GI: 'GBP', JE: 'GBP',
-  HK: 'HKD', JP: 'JPY', MX: 'MXN', NZ: 'NZD', SG: 'SGD', KR: 'KRW',
+  AU: 'AUD',
+  KI: 'AUD',
+  NF: 'AUD',
+  TV: 'AUD',
+  CA: 'CAD',
+  GB: 'GBP',
+  GG: 'GBP',
+  GI: 'GBP',
+  JE: 'GBP',
+  HK: 'HKD',
+  JP: 'JPY',
+  MX: 'MXN',
+  NZ: 'NZD',
+  SG: 'SGD',
+  KR: 'KRW',
 };
 
 /**

@@ -23,7 +23,8 @@ export function pageJson(html: string, what: string): any {
   }
   if (json === undefined || json === null || typeof json !== 'object') {
     // Live answers were judged by the client already; a saved file (`marketlens parse`) meets the same judge here.
-    if (judgeAnswer({ status: 200, headers: {}, body: html }, { expect: 'html' }, resaleAMarketplace)) throw new MarketlensError('upstream_blocked', `resale-a answered the ${what} with a bot challenge`);
+    if (judgeAnswer({ status: 200, headers: {}, body: html }, { expect: 'html' }, resaleAMarketplace))
+      throw new MarketlensError('upstream_blocked', `resale-a answered the ${what} with a bot challenge`);
     throw upstreamChanged('resale-a', `${what} has no __NEXT_DATA__`, html);
   }
   if (json.page === '/404' || json.page === '/_error') {

@@ -84,7 +84,12 @@ describe('parseProduct on fixtures', () => {
       bids: { lowest_ask: 131, highest_bid: 118, number_asks: 37, number_bids: 12 },
       sales: { last_sale: 127, sales_last_72h: 9 },
     });
-    expect(record.variants[1]!.market!.bids).toEqual({ lowest_ask: null, highest_bid: 101, number_asks: 0, number_bids: 7 });
+    expect(record.variants[1]!.market!.bids).toEqual({
+      lowest_ask: null,
+      highest_bid: 101,
+      number_asks: 0,
+      number_bids: 7,
+    });
     expect(record.variants[2]!.market).toEqual({
       bids: { lowest_ask: 145, highest_bid: null, number_asks: 17, number_bids: 0 },
       sales: { last_sale: null, sales_last_72h: 5 },
@@ -112,7 +117,9 @@ describe('parseProduct on fixtures', () => {
   });
 
   it('refuses market data of another product', () => {
-    const other = fixture('market-data.json').replace(/"urlKey": "[^"]+"/, '"urlKey": "x"').replace(/"id": "0b6f3c2e[^"]+"/, '"id": "y"');
+    const other = fixture('market-data.json')
+      .replace(/"urlKey": "[^"]+"/, '"urlKey": "x"')
+      .replace(/"id": "0b6f3c2e[^"]+"/, '"id": "y"');
     expect(codeOf(() => parseProduct(bodies(other), [SLUG]))).toBe('upstream_changed');
   });
 
@@ -124,25 +131,34 @@ describe('parseProduct on fixtures', () => {
 
   it('pages without the product JSON: changed, challenge, or Next.js 404', () => {
     expect(codeOf(() => parseProduct(bodies(null, '<html><body>Hello</body></html>')))).toBe('upstream_changed');
-    expect(codeOf(() => parseProduct(bodies(null, '<html><title>Access to this page has been denied</title><div id="px-captcha"></div></html>')))).toBe(
-      'upstream_blocked',
-    );
-    expect(codeOf(() => parseProduct(bodies(null, wrapAsNextDataPage({ page: '/404', props: { pageProps: {} } }))))).toBe('not_found');
-    expect(codeOf(() => parseProduct(bodies(null, wrapAsNextDataPage({ page: '/[productUrlKey]', props: { pageProps: {} } }))))).toBe(
-      'upstream_changed',
-    );
+    expect(
+      codeOf(() =>
+        parseProduct(
+          bodies(null, '<html><title>Access to this page has been denied</title><div id="px-captcha"></div></html>'),
+        ),
+      ),
+    ).toBe('upstream_blocked');
+    expect(
+      codeOf(() => parseProduct(bodies(null, wrapAsNextDataPage({ page: '/404', props: { pageProps: {} } })))),
+    ).toBe('not_found');
+    expect(
+      codeOf(() =>
+        parseProduct(bodies(null, wrapAsNextDataPage({ page: '/[productUrlKey]', props: { pageProps: {} } }))),
+      ),
+    ).toBe('upstream_changed');
   });
 
   it('reads the older script[data-name=query] embedding', () => {
-    const json = readFixture('resale-a/product-page.html')
-      .split('type="application/json">')[1]!
-      .split('</script>')[0]!;
+    const json = readFixture('resale-a/product-page.html').split('type="application/json">')[1]!.split('</script>')[0]!;
     const html = `<html><body><script data-name="query">window.__REACT_QUERY_STATE__ = ${json};</script></body></html>`;
     expect(parseProduct(bodies(null, html), [SLUG]).slug).toBe(SLUG);
   });
 
   it('a page product node with a wrong type is upstream_changed (through parseAndCheck, never a 500)', () => {
-    const broken = fixture('product-page.html').replace('"breadcrumbs":[{"name":"Home","url":"/","level":1}', '"breadcrumbs":[{"name":"Home","url":"/","level":"one"}');
+    const broken = fixture('product-page.html').replace(
+      '"breadcrumbs":[{"name":"Home","url":"/","level":1}',
+      '"breadcrumbs":[{"name":"Home","url":"/","level":"one"}',
+    );
     const err = (() => {
       try {
         parseAndCheck(resaleAProduct, bodies(null, broken), { query: SLUG });
@@ -208,9 +224,13 @@ describe('productBodiesFromFiles', () => {
 
   it('rejects a market answer alone, two pages, and text that is neither HTML nor JSON', () => {
     const page = { path: 'p.html', text: fixture('product-page.html') };
-    expect(codeOf(() => productBodiesFromFiles([{ path: 'm.json', text: fixture('market-data.json') }], []))).toBe('invalid_parameter');
+    expect(codeOf(() => productBodiesFromFiles([{ path: 'm.json', text: fixture('market-data.json') }], []))).toBe(
+      'invalid_parameter',
+    );
     expect(codeOf(() => productBodiesFromFiles([page, page], []))).toBe('invalid_parameter');
-    expect(codeOf(() => productBodiesFromFiles([{ path: 'x.txt', text: "{'a': None}" }], []))).toBe('invalid_parameter');
+    expect(codeOf(() => productBodiesFromFiles([{ path: 'x.txt', text: "{'a': None}" }], []))).toBe(
+      'invalid_parameter',
+    );
   });
 });
 
@@ -276,9 +296,9 @@ describe.skipIf(!sharedAvailable)('resale-a.product on the real captures', () =>
   });
 
   it('the market answer of another product is refused next to the 2023 page', () => {
-    expect(codeOf(() => parseFiles(`scrapfly_nextdata_product_${HAT}_2023-05-29.json`, 'lucaschevrier_response.json'))).toBe(
-      'upstream_changed',
-    );
+    expect(
+      codeOf(() => parseFiles(`scrapfly_nextdata_product_${HAT}_2023-05-29.json`, 'lucaschevrier_response.json')),
+    ).toBe('upstream_changed');
   });
 
   it('a search page is not a product page', () => {
@@ -286,7 +306,9 @@ describe.skipIf(!sharedAvailable)('resale-a.product on the real captures', () =>
   });
 
   it('the GraphQL error capture is upstream_changed as market data', () => {
-    expect(codeOf(() => parseMarketData(readCapture('stockx/lucaschevrier_ProductPriceLevel.json')))).toBe('upstream_changed');
+    expect(codeOf(() => parseMarketData(readCapture('stockx/lucaschevrier_ProductPriceLevel.json')))).toBe(
+      'upstream_changed',
+    );
   });
 });
 

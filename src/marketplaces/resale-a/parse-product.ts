@@ -36,7 +36,8 @@ export function parseProduct(bodies: ProductBodies, slugs: readonly string[] = [
   const json = pageJson(bodies.page.html, 'product page');
   const fromUrl = slugOfPageUrl(bodies.page.url);
   const node = findProductNode(json, fromUrl ? [fromUrl, ...slugs] : slugs);
-  if (!node) throw upstreamChanged('resale-a', 'product page has no product node in its embedded JSON', bodies.page.html);
+  if (!node)
+    throw upstreamChanged('resale-a', 'product page has no product node in its embedded JSON', bodies.page.html);
   const parsed = upstreamProductSchema.safeParse(node);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -76,20 +77,22 @@ function toRecord(p: UpstreamProduct, market: MarketData | null): Product {
       .filter((t) => t.value !== null && t.value !== undefined)
       .map((t) => ({ name: t.name, value: String(t.value) })),
     market: market ? market.product : null,
-    variants: (p.variants ?? []).map(
-      (v): Variant => ({
-        id: v.id,
-        sizes: (v.sizeChart?.displayOptions ?? []).map((o) => ({ size: o.size, type: o.type })),
-        gtins: (v.gtins ?? []).map((g) => ({ type: g.type, identifier: String(g.identifier) })),
-        market: market?.variants.get(v.id) ?? null,
-        traits: { size: v.traits?.size == null ? null : String(v.traits.size) },
-      }),
-    ),
+    variants: (p.variants ?? []).map((v): Variant => ({
+      id: v.id,
+      sizes: (v.sizeChart?.displayOptions ?? []).map((o) => ({ size: o.size, type: o.type })),
+      gtins: (v.gtins ?? []).map((g) => ({ type: g.type, identifier: String(g.identifier) })),
+      market: market?.variants.get(v.id) ?? null,
+      traits: { size: v.traits?.size == null ? null : String(v.traits.size) },
+    })),
   };
 }
 
 /** `title`, else `primaryTitle secondaryTitle`. */
-export function titleOf(p: { title?: string | null; primaryTitle?: string | null; secondaryTitle?: string | null }): string | undefined {
+export function titleOf(p: {
+  title?: string | null;
+  primaryTitle?: string | null;
+  secondaryTitle?: string | null;
+}): string | undefined {
   const title = text(p.title);
   if (title) return title;
   // The model (primaryTitle) names the product; a colourway (secondaryTitle) alone is no name.

@@ -56,9 +56,9 @@ describe('parseSearch on our Browse answer', () => {
   });
 
   it('a PerimeterX JSON block is upstream_blocked', () => {
-    expect(codeOf(() => parseSearch('{"appId":"PX16uD0kOF","blockScript":"/x/captcha.js","jsClientSrc":"/x/init.js"}'))).toBe(
-      'upstream_blocked',
-    );
+    expect(
+      codeOf(() => parseSearch('{"appId":"PX16uD0kOF","blockScript":"/x/captcha.js","jsClientSrc":"/x/init.js"}')),
+    ).toBe('upstream_blocked');
   });
 
   it('a node without id is upstream_changed (never a 500)', () => {
@@ -99,7 +99,11 @@ describe('parseSearch on our Browse answer', () => {
 
 describe.skipIf(!sharedAvailable)('resale-a.search on the real captures', () => {
   const run = (name: string): SearchHit[] =>
-    parseAndCheck(resaleASearch, resaleASearch.bodiesFromFiles([{ path: name, text: readCapture(`stockx/${name}`) }], {}), {}) as SearchHit[];
+    parseAndCheck(
+      resaleASearch,
+      resaleASearch.bodiesFromFiles([{ path: name, text: readCapture(`stockx/${name}`) }], {}),
+      {},
+    ) as SearchHit[];
 
   const captures: Array<[string, number]> = [
     ['lucaschevrier_browse-adidas-yeezy-boost-1.json', 1],

@@ -67,7 +67,11 @@ export function toHits(nodes: unknown[]): SearchHit[] {
     const parsed = upstreamSearchProductSchema.safeParse(productNode);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw upstreamChanged('resale-a', `search node: ${issue?.path.join('.')} ${issue?.message}`, JSON.stringify(node));
+      throw upstreamChanged(
+        'resale-a',
+        `search node: ${issue?.path.join('.')} ${issue?.message}`,
+        JSON.stringify(node),
+      );
     }
     const hit = toHit(parsed.data);
     if (seen.has(hit.id)) continue;

@@ -81,7 +81,9 @@ async function fetchBodies(ctx: FetchContext, ref: ProductRef, locale: ResaleALo
       : market;
   // Market data of a shape we do not know is a failed part (X-Missing-Parts: market), the catalog still answered.
   if (settled.status === 'fulfilled') {
-    return hasMarketShape(settled.value) ? { page: pageBody, market: settled.value } : { page: pageBody, market: null, marketError: 'upstream_changed' };
+    return hasMarketShape(settled.value)
+      ? { page: pageBody, market: settled.value }
+      : { page: pageBody, market: null, marketError: 'upstream_changed' };
   }
   const e = settled.reason;
   // A failure on StockX's side leaves a usable record (catalog without market) rather than failing the lookup.
@@ -97,9 +99,9 @@ export const resaleAProduct = defineOperation({
   description:
     'Catalog data (titles, images, breadcrumbs, traits, every size conversion — us m, us w, uk, cm, kr, eu … — and ' +
     'barcodes) from the product page, and market data (lowest ask, highest bid, ask and bid counts, last sale, sales in ' +
-    'the last 72 hours) for the product and each size from StockX\'s `GetMarketData`, for `country` in `currency`.\n\n' +
+    "the last 72 hours) for the product and each size from StockX's `GetMarketData`, for `country` in `currency`.\n\n" +
     '- Prices are whole units of the currency. A missing ask or bid is `null`, never 0.\n' +
-    '- `country` defaults to US, `currency` to the country\'s StockX currency (EUR in FR, GBP in GB …), `language` ' +
+    "- `country` defaults to US, `currency` to the country's StockX currency (EUR in FR, GBP in GB …), `language` " +
     '(catalog texts) to en-US.\n' +
     '- When the market data cannot be fetched (blocked, upstream error) the catalog is still answered with ' +
     '`market: null` and the response header `X-Missing-Parts: market`.\n' +
@@ -120,9 +122,12 @@ export const resaleAProduct = defineOperation({
       model: 'Bucket Hat',
       sku: null,
       description: 'For their third collaboration, Nike and Stussy took their relationship a little further…',
-      image: 'https://images.stockx.com/images/Nike-x-Stussy-Bucket-Hat-Black-Product-1.jpg?fit=fill&bg=FFFFFF&w=700&h=500',
-      thumb_image: 'https://images.stockx.com/images/Nike-x-Stussy-Bucket-Hat-Black-Product-1.jpg?fit=fill&bg=FFFFFF&w=140&h=100',
-      small_image: 'https://images.stockx.com/images/Nike-x-Stussy-Bucket-Hat-Black-Product-1.jpg?fit=fill&bg=FFFFFF&w=300&h=214',
+      image:
+        'https://images.stockx.com/images/Nike-x-Stussy-Bucket-Hat-Black-Product-1.jpg?fit=fill&bg=FFFFFF&w=700&h=500',
+      thumb_image:
+        'https://images.stockx.com/images/Nike-x-Stussy-Bucket-Hat-Black-Product-1.jpg?fit=fill&bg=FFFFFF&w=140&h=100',
+      small_image:
+        'https://images.stockx.com/images/Nike-x-Stussy-Bucket-Hat-Black-Product-1.jpg?fit=fill&bg=FFFFFF&w=300&h=214',
       breadcrumbs: [
         { url: '/', name: 'Home', level: 1 },
         { url: '/accessories', name: 'accessories', level: 2 },

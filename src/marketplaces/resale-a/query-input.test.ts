@@ -13,7 +13,10 @@ function errorOf(fn: () => unknown): MarketlensError | undefined {
 
 describe('parseProductQuery', () => {
   it('takes a slug as is', () => {
-    expect(parseProductQuery('nike-dunk-low-retro-white-black-2021')).toEqual({ kind: 'slug', slug: 'nike-dunk-low-retro-white-black-2021' });
+    expect(parseProductQuery('nike-dunk-low-retro-white-black-2021')).toEqual({
+      kind: 'slug',
+      slug: 'nike-dunk-low-retro-white-black-2021',
+    });
   });
 
   it('takes stockx.com URLs with or without scheme, www, locale prefix and query string', () => {
@@ -29,7 +32,10 @@ describe('parseProductQuery', () => {
   });
 
   it('takes a product UUID (GetMarketData accepts it)', () => {
-    expect(parseProductQuery('EF4B2B9B-AB4D-41AF-B56A-C4937E8F7A1E')).toEqual({ kind: 'uuid', uuid: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e' });
+    expect(parseProductQuery('EF4B2B9B-AB4D-41AF-B56A-C4937E8F7A1E')).toEqual({
+      kind: 'uuid',
+      uuid: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e',
+    });
   });
 
   it('rejects other hosts, non-product URLs and malformed slugs with 400 naming query', () => {

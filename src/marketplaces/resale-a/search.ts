@@ -18,7 +18,9 @@ const params = z
       .max(200)
       .superRefine(refineWith(searchText))
       .optional()
-      .describe('Product name, brand, SKU (style id), slug or stockx.com product URL. Absent or empty: the default listing.'),
+      .describe(
+        'Product name, brand, SKU (style id), slug or stockx.com product URL. Absent or empty: the default listing.',
+      ),
   })
   .strict();
 
@@ -63,7 +65,8 @@ export const resaleASearch = defineOperation({
         sku: 'ID2350',
         category: 'sneakers',
         brand: 'adidas',
-        image: 'https://images.stockx.com/images/adidas-Yeezy-Slide-Slate-Grey-Product.jpg?fit=fill&bg=FFFFFF&w=140&h=100',
+        image:
+          'https://images.stockx.com/images/adidas-Yeezy-Slide-Slate-Grey-Product.jpg?fit=fill&bg=FFFFFF&w=140&h=100',
         colorway: 'Slate Grey/Slate Grey/Slate Grey',
       },
     ],

@@ -25,7 +25,9 @@ const params = z
     sort_by: z
       .enum(Object.keys(TRENDS_SORTS) as [TrendsSort, ...TrendsSort[]])
       .default('featured')
-      .describe('The site\'s order: featured (its picks), most_active (most sales in 72 h), release_date (newest first). Default featured.'),
+      .describe(
+        "The site's order: featured (its picks), most_active (most sales in 72 h), release_date (newest first). Default featured.",
+      ),
     country: countryParam.optional(),
   })
   .strict();
@@ -37,7 +39,7 @@ export const resaleATrends = defineOperation({
   beyondSpec: true,
   summary: 'Trending products: the browse listing in a chosen order (StockX, beyond the spec)',
   description:
-    'Beyond the spec. Up to 10 products of StockX\'s browse listing (all products, or those matching `query`) in the ' +
+    "Beyond the spec. Up to 10 products of StockX's browse listing (all products, or those matching `query`) in the " +
     'order `sort_by` names, from the same GraphQL `browse` request as search, hits in the same shape. `country` ' +
     'is sent as the visitor\'s region (the `selected-country` header the site sends), which is what "most active" ' +
     'is counted for.',
@@ -57,6 +59,11 @@ export const resaleATrends = defineOperation({
     });
   },
   parse: (body: string, p) => resaleASearch.parse(body, { query: p.query }),
-  identify: (_record, p) => ({ id: `${p.sort_by}:${searchText(p.query)}`, country: p.country ?? 'US', currency: null, locale: 'en-US' }),
+  identify: (_record, p) => ({
+    id: `${p.sort_by}:${searchText(p.query)}`,
+    country: p.country ?? 'US',
+    currency: null,
+    locale: 'en-US',
+  }),
   bodiesFromFiles: (files, p) => resaleASearch.bodiesFromFiles(files, { query: p.query }),
 });

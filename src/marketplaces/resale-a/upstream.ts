@@ -93,7 +93,11 @@ export function productPageUrl(slug: string, language: string): string {
 }
 
 /** GETs a product page: 404/410 → not_found. */
-export async function fetchProductPage(ctx: FetchContext, slug: string, locale: ResaleALocale): Promise<UpstreamResponse> {
+export async function fetchProductPage(
+  ctx: FetchContext,
+  slug: string,
+  locale: ResaleALocale,
+): Promise<UpstreamResponse> {
   const res = await ctx.http.request(
     {
       url: productPageUrl(slug, locale.language),

@@ -38,7 +38,9 @@ export function camelProductJson(json: string): string {
 function camelSchema(schema: z.ZodType, named = true): z.ZodType {
   let out: z.ZodType;
   if (schema instanceof z.ZodObject) {
-    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [camelKey(k), camelSchema(v)]));
+    const shape = Object.fromEntries(
+      Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [camelKey(k), camelSchema(v)]),
+    );
     out = z.object(shape).strict();
   } else if (schema instanceof z.ZodArray) {
     out = z.array(camelSchema(schema.element as z.ZodType));
@@ -57,6 +59,6 @@ function camelSchema(schema: z.ZodType, named = true): z.ZodType {
 export const productCamelRecordSchema = camelSchema(productRecordSchema, false).meta({
   id: 'ResaleBProductCamel',
   description:
-    'The same product with GOAT\'s own camelCase keys (`brandName`, `isAliasResellable`, `applePayOnlyPromo` …), ' +
+    "The same product with GOAT's own camelCase keys (`brandName`, `isAliasResellable`, `applePayOnlyPromo` …), " +
     'served when the operator sets MARKETLENS_RESALE_B_PRODUCT_KEYS=camel (the form Retailed served in 2024).',
 });

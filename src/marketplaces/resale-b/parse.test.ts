@@ -6,7 +6,15 @@ import { pricesRecordSchema } from './schema.js';
 import { readFixture } from '../../../test/support/fixtures.js';
 
 const fixtureText = readFixture('resale-b/buy-bar-data.json');
-const SPEC_2_3_KEYS = ['sizeOption', 'stockStatus', 'boxCondition', 'shoeCondition', 'lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents'];
+const SPEC_2_3_KEYS = [
+  'sizeOption',
+  'stockStatus',
+  'boxCondition',
+  'shoeCondition',
+  'lowestPriceCents',
+  'lastSoldPriceCents',
+  'instantShipLowestPriceCents',
+];
 
 function expectSpecEntries(entries: unknown[], raw: any[]): void {
   expect(entries).toHaveLength(raw.length);

@@ -109,7 +109,8 @@ function templateFromNextData(data: unknown, body: string): Record<string, unkno
   if (isBareTemplate(data)) return data;
   const pageProps = isObject(data.props) ? data.props.pageProps : data.pageProps;
   if (isObject(pageProps) && isObject(pageProps.productTemplate)) return pageProps.productTemplate;
-  if (isNotFoundNextData(data)) throw new MarketlensError('not_found', 'resale-b has no such product (GOAT not-found page)');
+  if (isNotFoundNextData(data))
+    throw new MarketlensError('not_found', 'resale-b has no such product (GOAT not-found page)');
   throw upstreamChanged('resale-b', 'product page has no props.pageProps.productTemplate', body);
 }
 
@@ -152,7 +153,10 @@ export function productTemplateToRecord(template: Record<string, unknown>): Resa
     const keys = NESTED_KEYS[field];
     record[field] = keys && Array.isArray(value) ? value.map((item) => pickKeys(item, keys)) : value;
   }
-  record.localized_special_display_price_cents = pickKeys(record.localized_special_display_price_cents, LOCALIZED_MONEY_KEYS);
+  record.localized_special_display_price_cents = pickKeys(
+    record.localized_special_display_price_cents,
+    LOCALIZED_MONEY_KEYS,
+  );
   if (record.release_date_name === '') record.release_date_name = null;
   return record as ResaleBProduct;
 }

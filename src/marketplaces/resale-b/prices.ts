@@ -31,7 +31,7 @@ export const resaleBPrices = defineOperation({
   path: '/api/v1/scraper/resale-b/prices',
   summary: 'Latest prices per size and condition (GOAT)',
   description:
-    'One entry per size × shoe condition × box condition, exactly as GOAT\'s `buy_bar_data` web API returns it ' +
+    "One entry per size × shoe condition × box condition, exactly as GOAT's `buy_bar_data` web API returns it " +
     '(camelCase; `amount` is omitted where GOAT has no price). `country=UK` is sent to GOAT as `GB` with GBP.',
   params,
   record: pricesRecordSchema,
@@ -74,7 +74,8 @@ export const resaleBPrices = defineOperation({
     return { id: p.query, country: countryCode, currency, locale: null };
   },
   bodiesFromFiles(files) {
-    if (files.length !== 1) throw new MarketlensError('invalid_parameter', 'resale-b.prices parses exactly one buy_bar_data JSON file');
+    if (files.length !== 1)
+      throw new MarketlensError('invalid_parameter', 'resale-b.prices parses exactly one buy_bar_data JSON file');
     return files[0]!.text;
   },
 });

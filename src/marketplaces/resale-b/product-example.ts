@@ -41,21 +41,26 @@ export const PRODUCT_EXAMPLE: ResaleBProduct = {
   size_options: [
     { value: 8, presentation: '8' },
     { value: 8.5, presentation: '8.5' },
-    { value: 9, presentation: '9' }
+    { value: 9, presentation: '9' },
   ],
   age_groups: ['adult'],
   featured_in: [
     {
       name: "Fixture Runner 'Night'",
       slug: 'pdp-custom-links/sneakers/fixture-runner-2-slate-fr2001-020/sneakers/fixture-runner-2-night-fr2001-001',
-      clickthrough_destination: 'sneakers/fixture-runner-2-night-fr2001-001'
-    }
+      clickthrough_destination: 'sneakers/fixture-runner-2-night-fr2001-001',
+    },
   ],
-  picture_url: 'https://image.goat.com/1000/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
-  grid_picture_url: 'https://image.goat.com/375/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
-  main_picture_url: 'https://image.goat.com/750/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
-  grid_glow_picture_url: 'https://image.goat.com/glow-4-5-25/375/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
-  main_glow_picture_url: 'https://image.goat.com/glow-4-5-25/750/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
+  picture_url:
+    'https://image.goat.com/1000/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
+  grid_picture_url:
+    'https://image.goat.com/375/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
+  main_picture_url:
+    'https://image.goat.com/750/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
+  grid_glow_picture_url:
+    'https://image.goat.com/glow-4-5-25/375/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
+  main_glow_picture_url:
+    'https://image.goat.com/glow-4-5-25/750/attachments/product_template_pictures/images/100/200/300/original/2000001_00.png.png',
   robot_assets: [],
   product_template_external_pictures: [
     {
@@ -64,9 +69,11 @@ export const PRODUCT_EXAMPLE: ResaleBProduct = {
       source_url: 'https://www.goat.com',
       dominant_color: '#1a1a1a',
       attribution_url: 'GOAT',
-      grid_picture_url: 'https://image.goat.com/attachments/product_template_additional_pictures/images/100/200/301/grid/2000001_01.jpg.jpeg',
-      main_picture_url: 'https://image.goat.com/attachments/product_template_additional_pictures/images/100/200/301/medium/2000001_01.jpg.jpeg'
-    }
+      grid_picture_url:
+        'https://image.goat.com/attachments/product_template_additional_pictures/images/100/200/301/grid/2000001_01.jpg.jpeg',
+      main_picture_url:
+        'https://image.goat.com/attachments/product_template_additional_pictures/images/100/200/301/medium/2000001_01.jpg.jpeg',
+    },
   ],
   product_type: 'sneakers',
   product_category: 'shoes',
@@ -94,6 +101,6 @@ export const PRODUCT_EXAMPLE: ResaleBProduct = {
   localized_special_display_price_cents: {
     amount: 13000,
     currency: 'USD',
-    amount_usd_cents: 13000
-  }
+    amount_usd_cents: 13000,
+  },
 };

@@ -20,8 +20,7 @@ import { PRODUCT_EXAMPLE } from './product-example.js';
 import { PRODUCT_KEY_RENAMES, productRecordSchema } from './schema.js';
 import { readFixture } from '../../../test/support/fixtures.js';
 
-const fixture = (): Record<string, any> =>
-  JSON.parse(readFixture('resale-b/product-template.json'));
+const fixture = (): Record<string, any> => JSON.parse(readFixture('resale-b/product-template.json'));
 
 /** A product page as GOAT's Next.js app serves it. */
 function productPage(template: unknown, section = 'sneakers'): string {
@@ -50,25 +49,76 @@ type Kind =
   | 'localized_money';
 
 const SPEC_2_4: Record<string, Kind> = {
-  id: 'integer', sku: 'string', name: 'string', slug: 'string', color: 'string', story: 'string',
-  story_html: 'string', gender: 'array<string>', single_gender: 'string', season: 'string', status: 'string',
-  details: 'string', midsole: 'string', category: 'array<string>', designer: 'string', nickname: 'string',
-  upper_material: 'string', silhouette: 'string', brand_name: 'string', user_own: 'boolean', user_want: 'boolean',
-  is_ownable: 'boolean', is_wantable: 'boolean', is_offerable: 'boolean', is_resellable: 'boolean',
-  is_partner_resellable: 'boolean', is_raffle_product: 'boolean', is_fashion_product: 'boolean',
-  is_availability_restricted: 'boolean', direct_shipping: 'boolean', render_images_in_order: 'boolean',
-  payment_pay_only_promo: 'boolean', size_type: 'string', size_unit: 'string', size_brand: 'string',
-  size_range: 'array<number>', size_options: 'size_options', age_groups: 'array', featured_in: 'featured_in',
-  picture_url: 'string', grid_picture_url: 'string', main_picture_url: 'string', grid_glow_picture_url: 'string',
-  main_glow_picture_url: 'string', robot_assets: 'robot_assets',
-  product_template_external_pictures: 'external_pictures', product_type: 'string', product_category: 'string',
-  product_taxonomy: 'array', taxonomy_level1: 'string', taxonomy_level2: 'string', special_type: 'string',
-  internal_shot: 'string', release_date: 'string', release_date_name: 'string', selling_count: 'integer',
-  used_for_sale_count: 'integer', with_defect_for_sale_count: 'integer', microposts_count: 'integer',
-  lowest_price_cents: 'integer', new_lowest_price_cents: 'integer', used_lowest_price_cents: 'integer',
-  special_display_price_cents: 'integer', maximum_offer_cents: 'integer', minimum_offer_cents: 'integer',
-  available_sizes_new: 'array', available_sizes_used: 'array', available_sizes_new_v2: 'array',
-  available_sizes_new_with_defects: 'array', localized_special_display_price_cents: 'localized_money',
+  id: 'integer',
+  sku: 'string',
+  name: 'string',
+  slug: 'string',
+  color: 'string',
+  story: 'string',
+  story_html: 'string',
+  gender: 'array<string>',
+  single_gender: 'string',
+  season: 'string',
+  status: 'string',
+  details: 'string',
+  midsole: 'string',
+  category: 'array<string>',
+  designer: 'string',
+  nickname: 'string',
+  upper_material: 'string',
+  silhouette: 'string',
+  brand_name: 'string',
+  user_own: 'boolean',
+  user_want: 'boolean',
+  is_ownable: 'boolean',
+  is_wantable: 'boolean',
+  is_offerable: 'boolean',
+  is_resellable: 'boolean',
+  is_partner_resellable: 'boolean',
+  is_raffle_product: 'boolean',
+  is_fashion_product: 'boolean',
+  is_availability_restricted: 'boolean',
+  direct_shipping: 'boolean',
+  render_images_in_order: 'boolean',
+  payment_pay_only_promo: 'boolean',
+  size_type: 'string',
+  size_unit: 'string',
+  size_brand: 'string',
+  size_range: 'array<number>',
+  size_options: 'size_options',
+  age_groups: 'array',
+  featured_in: 'featured_in',
+  picture_url: 'string',
+  grid_picture_url: 'string',
+  main_picture_url: 'string',
+  grid_glow_picture_url: 'string',
+  main_glow_picture_url: 'string',
+  robot_assets: 'robot_assets',
+  product_template_external_pictures: 'external_pictures',
+  product_type: 'string',
+  product_category: 'string',
+  product_taxonomy: 'array',
+  taxonomy_level1: 'string',
+  taxonomy_level2: 'string',
+  special_type: 'string',
+  internal_shot: 'string',
+  release_date: 'string',
+  release_date_name: 'string',
+  selling_count: 'integer',
+  used_for_sale_count: 'integer',
+  with_defect_for_sale_count: 'integer',
+  microposts_count: 'integer',
+  lowest_price_cents: 'integer',
+  new_lowest_price_cents: 'integer',
+  used_lowest_price_cents: 'integer',
+  special_display_price_cents: 'integer',
+  maximum_offer_cents: 'integer',
+  minimum_offer_cents: 'integer',
+  available_sizes_new: 'array',
+  available_sizes_used: 'array',
+  available_sizes_new_v2: 'array',
+  available_sizes_new_with_defects: 'array',
+  localized_special_display_price_cents: 'localized_money',
 };
 
 const isInt = (v: unknown) => Number.isInteger(v);
@@ -92,9 +142,21 @@ function hasSpecType(kind: Kind, v: unknown): boolean {
     case 'array<number>':
       return Array.isArray(v) && v.every((x) => typeof x === 'number');
     case 'size_options':
-      return Array.isArray(v) && v.every((o) => hasExactly(o, ['value', 'presentation']) && typeof o.value === 'number' && isStr(o.presentation));
+      return (
+        Array.isArray(v) &&
+        v.every((o) => hasExactly(o, ['value', 'presentation']) && typeof o.value === 'number' && isStr(o.presentation))
+      );
     case 'featured_in':
-      return Array.isArray(v) && v.every((o) => hasExactly(o, ['name', 'slug', 'clickthrough_destination']) && isStr(o.name) && isStr(o.slug) && isStr(o.clickthrough_destination));
+      return (
+        Array.isArray(v) &&
+        v.every(
+          (o) =>
+            hasExactly(o, ['name', 'slug', 'clickthrough_destination']) &&
+            isStr(o.name) &&
+            isStr(o.slug) &&
+            isStr(o.clickthrough_destination),
+        )
+      );
     case 'robot_assets':
       return Array.isArray(v) && v.every((o) => hasExactly(o, ['url']) && isStr(o.url));
     case 'external_pictures':
@@ -102,7 +164,15 @@ function hasSpecType(kind: Kind, v: unknown): boolean {
         Array.isArray(v) &&
         v.every(
           (o) =>
-            hasExactly(o, ['order', 'aspect', 'source_url', 'dominant_color', 'attribution_url', 'grid_picture_url', 'main_picture_url']) &&
+            hasExactly(o, [
+              'order',
+              'aspect',
+              'source_url',
+              'dominant_color',
+              'attribution_url',
+              'grid_picture_url',
+              'main_picture_url',
+            ]) &&
             isInt(o.order) &&
             typeof o.aspect === 'number' &&
             /^#[0-9a-f]{6}$/i.test(o.dominant_color) &&
@@ -110,13 +180,20 @@ function hasSpecType(kind: Kind, v: unknown): boolean {
         )
       );
     case 'localized_money':
-      return hasExactly(v, ['amount', 'currency', 'amount_usd_cents']) && isInt((v as any).amount) && isStr((v as any).currency) && isInt((v as any).amount_usd_cents);
+      return (
+        hasExactly(v, ['amount', 'currency', 'amount_usd_cents']) &&
+        isInt((v as any).amount) &&
+        isStr((v as any).currency) &&
+        isInt((v as any).amount_usd_cents)
+      );
   }
 }
 
 /** The upstream key a spec field comes from (the naive rule, inverted through the two renames). */
 function upstreamKeyOf(field: string, template: Record<string, unknown>): string | undefined {
-  return Object.keys(template).find((k) => ((PRODUCT_KEY_RENAMES as Record<string, string>)[k] ?? snakeKey(k)) === field);
+  return Object.keys(template).find(
+    (k) => ((PRODUCT_KEY_RENAMES as Record<string, string>)[k] ?? snakeKey(k)) === field,
+  );
 }
 
 /** Every spec field present with its spec type (null only where upstream has no value); nothing else. */
@@ -144,7 +221,10 @@ describe('resale-b.product record schema', () => {
 
   it('documents a valid example for OpenAPI', () => {
     expect(productRecordSchema.strict().safeParse(resaleBProduct.example?.response).success).toBe(true);
-    expect(resolveProductQuery(resaleBProduct.example!.params.query!)).toEqual({ slug: PRODUCT_EXAMPLE.slug, sections: ['sneakers'] });
+    expect(resolveProductQuery(resaleBProduct.example!.params.query!)).toEqual({
+      slug: PRODUCT_EXAMPLE.slug,
+      sections: ['sneakers'],
+    });
   });
 
   it('rejects a record with a wrong type or an extra key', () => {
@@ -214,7 +294,9 @@ describe('resale-b.product parser on our fixture', () => {
     const template = fixture();
     const expected = parseProductBody(productPage(template));
     expect(parseProductBody(JSON.stringify({ props: { pageProps: { productTemplate: template } } }))).toEqual(expected);
-    expect(parseProductBody(JSON.stringify({ pageProps: { productTemplate: template }, __N_SSP: true }))).toEqual(expected);
+    expect(parseProductBody(JSON.stringify({ pageProps: { productTemplate: template }, __N_SSP: true }))).toEqual(
+      expected,
+    );
     expect(parseProductBody(JSON.stringify(template))).toEqual(expected);
   });
 
@@ -228,7 +310,11 @@ describe('resale-b.product parser on our fixture', () => {
       }
     };
     const notFound404 = wrapAsNextDataPage({ props: { pageProps: {} }, page: '/404', query: {}, buildId: 'b' });
-    const notFoundError = wrapAsNextDataPage({ props: { pageProps: { statusCode: 404 } }, page: '/_error', buildId: 'b' });
+    const notFoundError = wrapAsNextDataPage({
+      props: { pageProps: { statusCode: 404 } },
+      page: '/_error',
+      buildId: 'b',
+    });
     expect(code(notFound404)).toBe('not_found');
     expect(code(notFoundError)).toBe('not_found');
     expect(code(JSON.stringify({ notFound: true }))).toBe('not_found');
@@ -236,8 +322,12 @@ describe('resale-b.product parser on our fixture', () => {
     expect(isNotFoundPage(productPage(fixture()))).toBe(false);
 
     expect(code('<!DOCTYPE html><html><body><h1>GOAT</h1></body></html>')).toBe('upstream_changed');
-    expect(code(wrapAsNextDataPage({ props: { pageProps: { product: {} } }, page: '/sneakers/[slug]' }))).toBe('upstream_changed');
-    expect(code('<html><script id="__NEXT_DATA__" type="application/json">{broken</script></html>')).toBe('upstream_changed');
+    expect(code(wrapAsNextDataPage({ props: { pageProps: { product: {} } }, page: '/sneakers/[slug]' }))).toBe(
+      'upstream_changed',
+    );
+    expect(code('<html><script id="__NEXT_DATA__" type="application/json">{broken</script></html>')).toBe(
+      'upstream_changed',
+    );
     expect(code('{"pageProps":')).toBe('upstream_changed');
     expect(code('[1,2]')).toBe('upstream_changed');
   });
@@ -253,10 +343,19 @@ describe('resale-b.product parser on our fixture', () => {
 
 describe('resale-b.product query resolution', () => {
   it('accepts storefront URLs on GOAT hosts, sneakers and apparel', () => {
-    expect(resolveProductQuery('https://www.goat.com/sneakers/air-jordan-1-x')).toEqual({ slug: 'air-jordan-1-x', sections: ['sneakers'] });
-    expect(resolveProductQuery('https://goat.com/apparel/fear-of-god-tee-x?utm=1#top')).toEqual({ slug: 'fear-of-god-tee-x', sections: ['apparel'] });
+    expect(resolveProductQuery('https://www.goat.com/sneakers/air-jordan-1-x')).toEqual({
+      slug: 'air-jordan-1-x',
+      sections: ['sneakers'],
+    });
+    expect(resolveProductQuery('https://goat.com/apparel/fear-of-god-tee-x?utm=1#top')).toEqual({
+      slug: 'fear-of-god-tee-x',
+      sections: ['apparel'],
+    });
     expect(resolveProductQuery('www.goat.com/sneakers/abc-123/')).toEqual({ slug: 'abc-123', sections: ['sneakers'] });
-    expect(resolveProductQuery('http://www.goat.com/sneakers/abc-123')).toEqual({ slug: 'abc-123', sections: ['sneakers'] });
+    expect(resolveProductQuery('http://www.goat.com/sneakers/abc-123')).toEqual({
+      slug: 'abc-123',
+      sections: ['sneakers'],
+    });
   });
 
   it('tries a bare slug as sneakers, then apparel', () => {
@@ -299,12 +398,19 @@ function captureTemplates(): { where: string; template: Record<string, any> }[] 
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${where}[${i}]`));
     if (v === null || typeof v !== 'object') return;
     const o = v as Record<string, any>;
-    if (typeof o.id === 'number' && typeof o.slug === 'string' && typeof o.name === 'string' && Array.isArray(o.sizeOptions)) {
+    if (
+      typeof o.id === 'number' &&
+      typeof o.slug === 'string' &&
+      typeof o.name === 'string' &&
+      Array.isArray(o.sizeOptions)
+    ) {
       out.push({ where, template: o });
     }
     for (const [k, x] of Object.entries(o)) walk(x, `${where}.${k}`);
   };
-  for (const f of readdirSync(sharedDir('goat')).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(sharedDir('goat'))
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     walk(JSON.parse(readCapture(`goat/${f}`)), f);
   }
   return out;
@@ -316,25 +422,40 @@ describe.skipIf(!sharedAvailable)('resale-b.product on every real productTemplat
   it('finds the templates of every source and generation', () => {
     const where = templates.map((t) => t.where).join('\n');
     expect(templates.length).toBeGreaterThanOrEqual(11);
-    for (const src of ['scrapfly_nextdata_productTemplates_2023-11-27', 'scrapfly_nextdata_productTemplates_2025-03-27', 'dewuapiparser_goat_1341930_productTemplate', 'pzwms_partnerapi_product_info', 'pzwms_partnerapi_order_info']) {
+    for (const src of [
+      'scrapfly_nextdata_productTemplates_2023-11-27',
+      'scrapfly_nextdata_productTemplates_2025-03-27',
+      'dewuapiparser_goat_1341930_productTemplate',
+      'pzwms_partnerapi_product_info',
+      'pzwms_partnerapi_order_info',
+    ]) {
       expect(where).toContain(src);
     }
   });
 
-  it.each(templates.map((t) => [t.where, t.template] as const))('%s: every §2.4 field with the spec type', (_where, template) => {
-    const page = productPage(template);
-    // The `marketlens parse` path: bodiesFromFiles, then parse and the record check, with no parameters.
-    const none = {} as { query: string };
-    const record = parseAndCheck(resaleBProduct, resaleBProduct.bodiesFromFiles([{ path: 'page.html', text: page }], none), none) as Record<string, any>;
-    expectSpecRecord(record, template);
-    expect(record.id).toBe(template.id);
-    expect(record.slug).toBe(template.slug);
-    expect(record.sku).toBe(template.sku);
-    expect(record.size_options.length).toBe(template.sizeOptions.length);
-  });
+  it.each(templates.map((t) => [t.where, t.template] as const))(
+    '%s: every §2.4 field with the spec type',
+    (_where, template) => {
+      const page = productPage(template);
+      // The `marketlens parse` path: bodiesFromFiles, then parse and the record check, with no parameters.
+      const none = {} as { query: string };
+      const record = parseAndCheck(
+        resaleBProduct,
+        resaleBProduct.bodiesFromFiles([{ path: 'page.html', text: page }], none),
+        none,
+      ) as Record<string, any>;
+      expectSpecRecord(record, template);
+      expect(record.id).toBe(template.id);
+      expect(record.slug).toBe(template.slug);
+      expect(record.sku).toBe(template.sku);
+      expect(record.size_options.length).toBe(template.sizeOptions.length);
+    },
+  );
 
   it('maps the 2025-03 generation fields (renames, featured_in, user_own)', () => {
-    const t = templates.find((x) => x.where.startsWith('scrapfly_nextdata_productTemplates_2025-03-27') && x.template.id === 488879)!.template;
+    const t = templates.find(
+      (x) => x.where.startsWith('scrapfly_nextdata_productTemplates_2025-03-27') && x.template.id === 488879,
+    )!.template;
     const r = parseProductBody(productPage(t));
     expect(r.is_partner_resellable).toBe(t.isAliasResellable);
     expect(r.payment_pay_only_promo).toBe(t.applePayOnlyPromo);
@@ -352,7 +473,14 @@ describe.skipIf(!sharedAvailable)('resale-b.product on every real productTemplat
     writeFileSync(file, productPage(template));
     const cli = new URL('../../cli.ts', import.meta.url).pathname;
     // `parse` never logs, so the inherited environment is fine as it is.
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', cli, 'parse', 'resale-b.product', file]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      cli,
+      'parse',
+      'resale-b.product',
+      file,
+    ]);
     const record = JSON.parse(stdout);
     expect(record).toMatchObject({ id: 1341930, slug: 'tazz-slipper-kids-sand-1143776k-san', brand_name: 'UGG' });
     expectSpecRecord(record, template);

@@ -15,7 +15,8 @@ export type GoatSection = 'sneakers' | 'apparel';
 /** GOAT slugs: lower-case letters, digits and hyphens (e.g. `air-jordan-3-retro-white-cement-reimagined-dn3707-100`). */
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,199}$/;
 const PRODUCT_PATH = /^\/(sneakers|apparel)\/([^/]+)\/?$/;
-const QUERY_HELP = 'must be a GOAT product URL (https://www.goat.com/sneakers/{slug} or /apparel/{slug}) or a bare slug';
+const QUERY_HELP =
+  'must be a GOAT product URL (https://www.goat.com/sneakers/{slug} or /apparel/{slug}) or a bare slug';
 
 /** What to fetch for a `query`: the slug, and the sections to try in order. */
 export interface ProductTarget {
@@ -83,9 +84,9 @@ export const resaleBProduct = defineOperation({
   path: '/api/v1/scraper/resale-b/product',
   summary: 'Product details (GOAT)',
   description:
-    'GOAT\'s product template from the product page (`__NEXT_DATA__` → `props.pageProps.productTemplate`), with ' +
+    "GOAT's product template from the product page (`__NEXT_DATA__` → `props.pageProps.productTemplate`), with " +
     'keys in snake_case (`isAliasResellable` → `is_partner_resellable`, `applePayOnlyPromo` → ' +
-    '`payment_pay_only_promo`). Exactly the spec\'s fields: a field GOAT does not send for this product (older ' +
+    "`payment_pay_only_promo`). Exactly the spec's fields: a field GOAT does not send for this product (older " +
     'templates lack `age_groups`, `taxonomy_level1`, `featured_in` …) is `null`; other GOAT keys (`activity` …) are ' +
     'not included. `release_date_name` is `null` where GOAT sends an empty string.\n\n' +
     '`query` is a `www.goat.com` product URL (`/sneakers/{slug}` or `/apparel/{slug}`) or a bare slug; a bare slug is ' +
@@ -123,7 +124,10 @@ export const resaleBProduct = defineOperation({
   identify: (record) => ({ id: String(record.id), country: null, currency: null, locale: null }),
   bodiesFromFiles(files) {
     if (files.length !== 1) {
-      throw new MarketlensError('invalid_parameter', 'resale-b.product parses exactly one file: a product page or its JSON');
+      throw new MarketlensError(
+        'invalid_parameter',
+        'resale-b.product parses exactly one file: a product page or its JSON',
+      );
     }
     const text = files[0]!.text;
     // Scrapers' exports hold arrays of templates; a record is one product.

@@ -2,12 +2,13 @@
 import { z } from 'zod';
 
 /** A size as GOAT presents it: `value` is the numeric size, `presentation` its label (e.g. `5.5`). */
-const sizeOptionSchema = z
-  .object({ value: z.number(), presentation: z.string() })
-  .meta({ id: 'ResaleBSizeOption' });
+const sizeOptionSchema = z.object({ value: z.number(), presentation: z.string() }).meta({ id: 'ResaleBSizeOption' });
 
 /** An ISO 4217 code: anything else (e.g. `US\uFFFD\uFFFD` from bytes that were not UTF-8) is a format change. */
-const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected a 3-letter currency code').describe('3-letter currency code');
+const currencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'expected a 3-letter currency code')
+  .describe('3-letter currency code');
 
 /** A money object; GOAT omits `amount` (and `amountUsdCents`) when there is no price. */
 const money = z.object({

@@ -61,14 +61,20 @@ export function parseFeedText(text: string, t: FeedTarget): SportswearProduct {
  */
 export function parseFeed(json: unknown, t: FeedTarget): SportswearProduct {
   if (!isObj(json) || !Array.isArray(json.objects)) {
-    throw upstreamChanged('sportswear', 'product_feed/threads/v3 answer has no objects[]', JSON.stringify(json)?.slice(0, 500));
+    throw upstreamChanged(
+      'sportswear',
+      'product_feed/threads/v3 answer has no objects[]',
+      JSON.stringify(json)?.slice(0, 500),
+    );
   }
   const want = t.styleColor.toUpperCase();
   for (const o of json.objects.filter(isObj)) {
     if (String(o.marketplace ?? '').toUpperCase() !== t.marketplace) continue;
     if (t.language && String(o.language ?? '').toLowerCase() !== t.language.toLowerCase()) continue;
     const infos = Array.isArray(o.productInfo) ? o.productInfo.filter(isObj) : [];
-    const hit = infos.find((pi) => isObj(pi.merchProduct) && String(pi.merchProduct.styleColor ?? '').toUpperCase() === want);
+    const hit = infos.find(
+      (pi) => isObj(pi.merchProduct) && String(pi.merchProduct.styleColor ?? '').toUpperCase() === want,
+    );
     if (hit) return toRecord(hit, t.marketplace);
   }
   throw new MarketlensError('not_found', `sportswear has no product ${want} in the ${t.marketplace} product feed`);
@@ -127,7 +133,9 @@ function toRecord(pi: Obj, marketplace: string): SportswearProduct {
       merch_product_id: str(mp.id),
       global_product_id: str(content.globalPid) ?? str(mp.pid),
       color_description: str(content.colorDescription),
-      manufacturing_countries_of_origin: Array.isArray(content.manufacturingCountriesOfOrigin) ? content.manufacturingCountriesOfOrigin : null,
+      manufacturing_countries_of_origin: Array.isArray(content.manufacturingCountriesOfOrigin)
+        ? content.manufacturingCountriesOfOrigin
+        : null,
     }),
   };
 }

@@ -98,8 +98,11 @@ function toRecord(p: Obj, key: string): SportswearProduct {
 /** `nodes[].nodes[]` image cards (`subType: image`, `properties.{altText, portrait, squarish}`) → content_images. */
 function contentImages(nodes: unknown): SportswearProduct['product_info']['content_images'] {
   if (!Array.isArray(nodes)) return null;
-  const cards = nodes.flatMap((n) => (isObj(n) && Array.isArray(n.nodes) ? n.nodes : [])).filter((c): c is Obj => isObj(c) && c.subType === 'image');
-  const image = (i: unknown) => (isObj(i) ? { id: str(i.id), url: str(i.url), aspect_ratio: num(i.aspectRatio) } : null);
+  const cards = nodes
+    .flatMap((n) => (isObj(n) && Array.isArray(n.nodes) ? n.nodes : []))
+    .filter((c): c is Obj => isObj(c) && c.subType === 'image');
+  const image = (i: unknown) =>
+    isObj(i) ? { id: str(i.id), url: str(i.url), aspect_ratio: num(i.aspectRatio) } : null;
   return cards.map((c) => {
     const p = isObj(c.properties) ? c.properties : undefined;
     return {

@@ -22,43 +22,99 @@ const FR_PAGE = fixture('constructed-product-page-fr.html');
 // ---- the spec §2.7 field lists, copied from the spec text ----------------------------------------------------
 type SpecType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'nullable';
 const TOP_LEVEL: Record<string, SpecType> = {
-  id: 'string', badge: 'string', sizes: 'array', brands: 'array', gender: 'integer', prices: 'object',
-  pdp_url: 'object', more_info: 'array', color_code: 'string', sport_tags: 'array', style_code: 'string',
-  group_index: 'integer', group_label: 'nullable', style_color: 'string', enhanced_pdp: 'array',
-  net_quantity: 'nullable', product_info: 'object',
+  id: 'string',
+  badge: 'string',
+  sizes: 'array',
+  brands: 'array',
+  gender: 'integer',
+  prices: 'object',
+  pdp_url: 'object',
+  more_info: 'array',
+  color_code: 'string',
+  sport_tags: 'array',
+  style_code: 'string',
+  group_index: 'integer',
+  group_label: 'nullable',
+  style_color: 'string',
+  enhanced_pdp: 'array',
+  net_quantity: 'nullable',
+  product_info: 'object',
 };
 const SIZE: Record<string, SpecType> = {
-  gtins: 'array', label: 'string', status: 'string', merch_sku_id: 'string', sort_sequence: 'integer',
-  localized_label: 'string', localized_label_prefix: 'string',
+  gtins: 'array',
+  label: 'string',
+  status: 'string',
+  merch_sku_id: 'string',
+  sort_sequence: 'integer',
+  localized_label: 'string',
+  localized_label_prefix: 'string',
 };
 const PRICES: Record<string, SpecType> = {
-  currency: 'string', current_price: 'number', initial_price: 'number', employee_price: 'number',
-  discount_percentage: 'number', employee_discount_percentage: 'number',
+  currency: 'string',
+  current_price: 'number',
+  initial_price: 'number',
+  employee_price: 'number',
+  discount_percentage: 'number',
+  employee_discount_percentage: 'number',
 };
 const PDP_URL: Record<string, SpecType> = { url: 'string', canonical_url: 'string' };
 const PRODUCT_INFO: Record<string, SpecType> = {
-  url: 'string', canonical_url: 'string', badge: 'string', title: 'string', subtitle: 'string', full_title: 'string',
-  product_description: 'string', origins: 'array', product_details: 'array', enhanced_benefits: 'array',
-  more_descriptions: 'array', size_fit_sections: 'array', features_and_benefits: 'array', sustainability_message: 'array',
-  product_type: 'string', selected_sku: 'nullable', content_images: 'array', size_chart_url: 'string',
-  status_modifier: 'string', merch_product_id: 'string', global_product_id: 'string', availability_date: 'string',
-  color_description: 'string', is_launch_product: 'boolean', is_member_product: 'boolean', size_select_error: 'boolean',
-  is_promo_exclusion: 'boolean', is_reserved_for_you: 'boolean', is_digital_gift_card: 'boolean',
-  is_restricted_access: 'boolean', is_physical_gift_card: 'boolean', show_availability_date: 'boolean',
-  is_skus_request_in_flight: 'boolean', launch_attributes: 'nullable', localized_label_prefix: 'nullable',
-  customization_path_name: 'nullable', gift_card_message_value_added_service_id: 'nullable',
-  featured_attributes: 'array', consumer_release_type: 'string', manufacturing_countries_of_origin: 'array',
+  url: 'string',
+  canonical_url: 'string',
+  badge: 'string',
+  title: 'string',
+  subtitle: 'string',
+  full_title: 'string',
+  product_description: 'string',
+  origins: 'array',
+  product_details: 'array',
+  enhanced_benefits: 'array',
+  more_descriptions: 'array',
+  size_fit_sections: 'array',
+  features_and_benefits: 'array',
+  sustainability_message: 'array',
+  product_type: 'string',
+  selected_sku: 'nullable',
+  content_images: 'array',
+  size_chart_url: 'string',
+  status_modifier: 'string',
+  merch_product_id: 'string',
+  global_product_id: 'string',
+  availability_date: 'string',
+  color_description: 'string',
+  is_launch_product: 'boolean',
+  is_member_product: 'boolean',
+  size_select_error: 'boolean',
+  is_promo_exclusion: 'boolean',
+  is_reserved_for_you: 'boolean',
+  is_digital_gift_card: 'boolean',
+  is_restricted_access: 'boolean',
+  is_physical_gift_card: 'boolean',
+  show_availability_date: 'boolean',
+  is_skus_request_in_flight: 'boolean',
+  launch_attributes: 'nullable',
+  localized_label_prefix: 'nullable',
+  customization_path_name: 'nullable',
+  gift_card_message_value_added_service_id: 'nullable',
+  featured_attributes: 'array',
+  consumer_release_type: 'string',
+  manufacturing_countries_of_origin: 'array',
   sustainability_disclaimer_message: 'string',
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function hasType(v: unknown, t: SpecType): boolean {
   switch (t) {
-    case 'nullable': return true;
-    case 'integer': return Number.isInteger(v);
-    case 'array': return Array.isArray(v);
-    case 'object': return typeof v === 'object' && v !== null && !Array.isArray(v);
-    default: return typeof v === t;
+    case 'nullable':
+      return true;
+    case 'integer':
+      return Number.isInteger(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    default:
+      return typeof v === t;
   }
 }
 
@@ -144,7 +200,15 @@ describe('US product page (constructed fixture)', () => {
 
   it('has every §2.7 field with its spec type; nulls only where upstream has no value', () => {
     // gender: the page carries `genders` strings, not an integer (CONTRACT §7); the rest are null on the page.
-    expect(checkRecord(r)).toEqual(['badge', 'gender', 'product_info.badge', 'sizes.localized_label_prefix', 'sizes.localized_label_prefix', 'sizes.localized_label_prefix', 'sizes.localized_label_prefix']);
+    expect(checkRecord(r)).toEqual([
+      'badge',
+      'gender',
+      'product_info.badge',
+      'sizes.localized_label_prefix',
+      'sizes.localized_label_prefix',
+      'sizes.localized_label_prefix',
+      'sizes.localized_label_prefix',
+    ]);
   });
 
   it('copies the colourway from its product group', () => {
@@ -156,7 +220,14 @@ describe('US product page (constructed fixture)', () => {
       sport_tags: ['Lifestyle'],
       group_index: 0,
       group_label: "Men's",
-      prices: { currency: 'USD', current_price: 115, initial_price: 115, employee_price: 69, discount_percentage: 0, employee_discount_percentage: 40 },
+      prices: {
+        currency: 'USD',
+        current_price: 115,
+        initial_price: 115,
+        employee_price: 69,
+        discount_percentage: 0,
+        employee_discount_percentage: 40,
+      },
       pdp_url: { url: 'https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100' },
     });
     expect(r.sizes).toHaveLength(4);
@@ -188,12 +259,23 @@ describe('US product page (constructed fixture)', () => {
       consumer_release_type: 'RELEASE',
       is_promo_exclusion: true,
     });
-    expect(r.product_info.content_images?.[0]).toMatchObject({ card_type: 'image', properties: { alt_text: "Nike Dunk Low Retro Men's Shoes", portrait: { aspect_ratio: 0.8 } } });
+    expect(r.product_info.content_images?.[0]).toMatchObject({
+      card_type: 'image',
+      properties: { alt_text: "Nike Dunk Low Retro Men's Shoes", portrait: { aspect_ratio: 0.8 } },
+    });
   });
 
   it('drops upstream keys the spec does not have', () => {
     const text = JSON.stringify(r);
-    for (const key of ['genders', 'groupKey', 'group_key', 'badge_label', 'is_n_b_y', 'productInfo', 'colorway_images']) {
+    for (const key of [
+      'genders',
+      'groupKey',
+      'group_key',
+      'badge_label',
+      'is_n_b_y',
+      'productInfo',
+      'colorway_images',
+    ]) {
       expect(text).not.toContain(`"${key}"`);
     }
   });
@@ -222,7 +304,10 @@ describe('French storefront page (constructed fixture)', () => {
     });
     expect(r.prices).toMatchObject({ currency: 'EUR', current_price: 119.99 });
     expect(r.sizes.map((s) => [s.label, s.localized_label, s.localized_label_prefix])).toEqual([
-      ['6', '38.5', 'EU'], ['7', '40', 'EU'], ['8.5', '42', 'EU'], ['11', '45', 'EU'],
+      ['6', '38.5', 'EU'],
+      ['7', '40', 'EU'],
+      ['8.5', '42', 'EU'],
+      ['11', '45', 'EU'],
     ]);
     expect(r).toMatchObject({ badge: 'Meilleure vente', group_label: 'Homme', group_index: 0, gender: null });
   });
@@ -296,7 +381,8 @@ describe('nulls and upstream variations', () => {
   it('absent keys become null, never invented values', () => {
     const page = editedPage(FR_PAGE, (pp) => {
       const p = pp.productGroups[0].products['CW2288-111'];
-      for (const k of ['badge', 'colorCode', 'prices', 'pdpUrl', 'moreInfo', 'sustainabilityMessage', 'selectedSku']) delete p[k];
+      for (const k of ['badge', 'colorCode', 'prices', 'pdpUrl', 'moreInfo', 'sustainabilityMessage', 'selectedSku'])
+        delete p[k];
       delete p.productInfo.badge;
       delete p.sizes[0].localizedLabelPrefix;
       delete p.sizes[0].gtins;
@@ -321,9 +407,16 @@ describe('nulls and upstream variations', () => {
       delete pp.productGroups[0].products['CW2288-111'].sizes;
       delete pp.selectedProduct.sizes;
     });
-    expect(errorOf(() => parseAndCheck(sportswearProduct, { html: noSizes, url: null }, { query: 'CW2288-111' })).code).toBe('upstream_changed');
-    const badPrice = editedPage(FR_PAGE, (pp) => (pp.productGroups[0].products['CW2288-111'].prices.currentPrice = '119,99 €'));
-    expect(errorOf(() => parseAndCheck(sportswearProduct, { html: badPrice, url: null }, { query: 'CW2288-111' })).message).toMatch(/prices\.current_price/);
+    expect(
+      errorOf(() => parseAndCheck(sportswearProduct, { html: noSizes, url: null }, { query: 'CW2288-111' })).code,
+    ).toBe('upstream_changed');
+    const badPrice = editedPage(
+      FR_PAGE,
+      (pp) => (pp.productGroups[0].products['CW2288-111'].prices.currentPrice = '119,99 €'),
+    );
+    expect(
+      errorOf(() => parseAndCheck(sportswearProduct, { html: badPrice, url: null }, { query: 'CW2288-111' })).message,
+    ).toMatch(/prices\.current_price/);
   });
 });
 
@@ -332,7 +425,11 @@ describe('pages without the product JSON', () => {
     ['no __NEXT_DATA__', '<!DOCTYPE html><html><body><h1>Nike</h1></body></html>', /no __NEXT_DATA__/],
     ['broken JSON', '<script id="__NEXT_DATA__" type="application/json">{"props":</script>', /not valid JSON/],
     ['no pageProps', wrapAsNextDataPage({ props: {} }), /pageProps/],
-    ['neither selectedProduct nor productGroups', wrapAsNextDataPage({ props: { pageProps: { marketPlace: 'US' } } }), /neither selectedProduct nor productGroups/],
+    [
+      'neither selectedProduct nor productGroups',
+      wrapAsNextDataPage({ props: { pageProps: { marketPlace: 'US' } } }),
+      /neither selectedProduct nor productGroups/,
+    ],
   ])('%s → upstream_changed', (_name, html, message) => {
     const e = errorOf(() => parseProductPage(html, 'DD1391-100'));
     expect(e.code).toBe('upstream_changed');
@@ -393,7 +490,9 @@ describe.skipIf(!sharedAvailable)('real Nike material in ../shared/upstream-samp
         origins: out.origins,
       },
     };
-    const html = wrapAsNextDataPage({ props: { pageProps: { productGroups: [{ groupIndex: 0, groupLabel: null, products: { [out.pid]: product } }] } } });
+    const html = wrapAsNextDataPage({
+      props: { pageProps: { productGroups: [{ groupIndex: 0, groupLabel: null, products: { [out.pid]: product } }] } },
+    });
     const r = parseAndCheck(sportswearProduct, { html, url: out.product_url }, { query: out.product_url }) as any;
     expect(productSchema.strict().safeParse(r).success).toBe(true);
     expect(r).toMatchObject({
@@ -401,7 +500,14 @@ describe.skipIf(!sharedAvailable)('real Nike material in ../shared/upstream-samp
       badge: null,
       gender: null,
       group_label: null,
-      prices: { currency: 'EUR', current_price: 149.99, employee_price: 149.99, initial_price: 149.99, discount_percentage: 0, employee_discount_percentage: null },
+      prices: {
+        currency: 'EUR',
+        current_price: 149.99,
+        employee_price: 149.99,
+        initial_price: 149.99,
+        discount_percentage: 0,
+        employee_discount_percentage: null,
+      },
       pdp_url: { url: 'https://www.nike.com/cz/t/boty-shox-r4-wQWPrJH5/AR3565-103', canonical_url: null },
     });
     expect(r.product_info).toMatchObject({
@@ -417,7 +523,15 @@ describe.skipIf(!sharedAvailable)('real Nike material in ../shared/upstream-samp
       origins: [],
     });
     expect(r.sizes).toHaveLength(15);
-    expect(r.sizes[0]).toEqual({ gtins: null, label: '35.5', status: null, merch_sku_id: null, sort_sequence: null, localized_label: '35.5', localized_label_prefix: null });
+    expect(r.sizes[0]).toEqual({
+      gtins: null,
+      label: '35.5',
+      status: null,
+      merch_sku_id: null,
+      sort_sequence: null,
+      localized_label: '35.5',
+      localized_label_prefix: null,
+    });
   });
 
   it('the legacy rollup_threads v2 API body (Nike 2018 guide) is not a product page → upstream_changed', () => {
@@ -461,7 +575,10 @@ describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (rea
   for (const file of ['threads-product-2023-04_us_CT3839-100.json', 'threads-product-2023-04_us_DR0148-171.json']) {
     it(`${file}: a valid 2.7 record with the object's own values, null where the generation lacks a field`, () => {
       const p = JSON.parse(readCapture(`nike/${file}`));
-      const html = wrapAsNextDataPage({ page: '/t/[slug]/[styleColor]', props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } } });
+      const html = wrapAsNextDataPage({
+        page: '/t/[slug]/[styleColor]',
+        props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } },
+      });
       const r = parseAndCheck(sportswearProduct, { html, url: null }, { query: p.styleColor }) as any;
       expect(productSchema.strict().safeParse(r).success).toBe(true);
       expect(r).toMatchObject({
@@ -473,16 +590,27 @@ describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (rea
         pdp_url: null,
         group_label: null,
       });
-      expect(r.product_info).toMatchObject({ title: p.title, subtitle: p.subTitle, full_title: p.fullTitle, color_description: p.colorDescription });
-      expect(r.sizes.map((s: any) => [s.label, s.merch_sku_id, s.gtins[0].gtin])).toEqual(p.skus.map((s: any) => [s.nikeSize, s.skuId, s.gtin]));
+      expect(r.product_info).toMatchObject({
+        title: p.title,
+        subtitle: p.subTitle,
+        full_title: p.fullTitle,
+        color_description: p.colorDescription,
+      });
+      expect(r.sizes.map((s: any) => [s.label, s.merch_sku_id, s.gtins[0].gtin])).toEqual(
+        p.skus.map((s: any) => [s.nikeSize, s.skuId, s.gtin]),
+      );
       // An empty localizedSizePrefix is "none", not a prefix.
-      expect(r.sizes.every((s: any) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(true);
+      expect(r.sizes.every((s: any) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(
+        true,
+      );
     });
   }
 
   it('a code the Threads page does not hold → not_found', () => {
     const p = JSON.parse(readCapture('nike/threads-product-2023-04_us_CT3839-100.json'));
-    const html = wrapAsNextDataPage({ props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } } });
+    const html = wrapAsNextDataPage({
+      props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } },
+    });
     expect(errorOf(() => parseProductPage(html, 'AA0000-000')).code).toBe('not_found');
   });
 });
@@ -496,32 +624,47 @@ describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)',
     ['gb', 'GB', 'en-GB'],
     ['us', 'US', 'en'],
     ['jp', 'JP', 'ja'],
-  ])('%s: every colourway of the answer parses to a valid 2.7 record carrying the feed\'s own values', (cc, marketplace, language) => {
-    const json = feed(cc);
-    const codes = [...new Set(json.objects.flatMap((o: any) => o.productInfo.map((pi: any) => pi.merchProduct.styleColor)))] as string[];
-    expect(codes.length).toBeGreaterThan(3);
-    for (const styleColor of codes) {
-      const r = parseFeed(json, { styleColor, marketplace, language });
-      expect(productSchema.strict().safeParse(r).success, styleColor).toBe(true);
-      const pi = infoOf(json, styleColor);
-      expect(r).toMatchObject({
-        id: pi.merchProduct.id,
-        style_color: styleColor,
-        style_code: pi.merchProduct.styleCode,
-        color_code: pi.merchProduct.colorCode,
-        brands: [pi.merchProduct.brand],
-        sport_tags: pi.merchProduct.sportTags,
-        prices: { currency: pi.merchPrice.currency, current_price: pi.merchPrice.currentPrice, initial_price: pi.merchPrice.fullPrice },
-        badge: null,
-        pdp_url: null,
-        enhanced_pdp: null,
-      });
-      expect(r.product_info).toMatchObject({ title: pi.productContent.title, subtitle: pi.productContent.subtitle, full_title: pi.productContent.fullTitle });
-      expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(pi.skus.map((s: any) => [s.nikeSize, s.gtin]));
-    }
-  });
+  ])(
+    "%s: every colourway of the answer parses to a valid 2.7 record carrying the feed's own values",
+    (cc, marketplace, language) => {
+      const json = feed(cc);
+      const codes = [
+        ...new Set(json.objects.flatMap((o: any) => o.productInfo.map((pi: any) => pi.merchProduct.styleColor))),
+      ] as string[];
+      expect(codes.length).toBeGreaterThan(3);
+      for (const styleColor of codes) {
+        const r = parseFeed(json, { styleColor, marketplace, language });
+        expect(productSchema.strict().safeParse(r).success, styleColor).toBe(true);
+        const pi = infoOf(json, styleColor);
+        expect(r).toMatchObject({
+          id: pi.merchProduct.id,
+          style_color: styleColor,
+          style_code: pi.merchProduct.styleCode,
+          color_code: pi.merchProduct.colorCode,
+          brands: [pi.merchProduct.brand],
+          sport_tags: pi.merchProduct.sportTags,
+          prices: {
+            currency: pi.merchPrice.currency,
+            current_price: pi.merchPrice.currentPrice,
+            initial_price: pi.merchPrice.fullPrice,
+          },
+          badge: null,
+          pdp_url: null,
+          enhanced_pdp: null,
+        });
+        expect(r.product_info).toMatchObject({
+          title: pi.productContent.title,
+          subtitle: pi.productContent.subtitle,
+          full_title: pi.productContent.fullTitle,
+        });
+        expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(
+          pi.skus.map((s: any) => [s.nikeSize, s.gtin]),
+        );
+      }
+    },
+  );
 
-  it('gb: sizes carry the marketplace\'s localized size and prefix (UK 5.5 for a 6)', () => {
+  it("gb: sizes carry the marketplace's localized size and prefix (UK 5.5 for a 6)", () => {
     const r = parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'en-GB' });
     expect(r.sizes[0]).toEqual({
       gtins: [{ gtin: '00198958662033' }],
@@ -532,18 +675,43 @@ describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)',
       localized_label: '5.5',
       localized_label_prefix: 'UK',
     });
-    expect(r.prices).toEqual({ currency: 'GBP', current_price: 134.99, initial_price: 134.99, employee_price: null, discount_percentage: null, employee_discount_percentage: null });
+    expect(r.prices).toEqual({
+      currency: 'GBP',
+      current_price: 134.99,
+      initial_price: 134.99,
+      employee_price: null,
+      discount_percentage: null,
+      employee_discount_percentage: null,
+    });
   });
 
   it('objects of another marketplace or language are not taken, even when the colourway is in them', () => {
-    expect(errorOf(() => parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'US', language: 'en' })).code).toBe('not_found');
-    expect(errorOf(() => parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'fr' })).code).toBe('not_found');
-    expect(errorOf(() => parseFeed({ pages: {} }, { styleColor: 'IU0767-001', marketplace: 'GB', language: null })).code).toBe('upstream_changed');
+    expect(
+      errorOf(() => parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'US', language: 'en' })).code,
+    ).toBe('not_found');
+    expect(
+      errorOf(() => parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'fr' })).code,
+    ).toBe('not_found');
+    expect(
+      errorOf(() => parseFeed({ pages: {} }, { styleColor: 'IU0767-001', marketplace: 'GB', language: null })).code,
+    ).toBe('upstream_changed');
   });
 
   it('names what the feed leaves null: the page-only fields, never gender', () => {
-    const missing = nullPaths(parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'en-GB' }));
-    expect(missing).toEqual(expect.arrayContaining(['badge', 'pdp_url', 'enhanced_pdp', 'group_label', 'sizes.status', 'prices.employee_price', 'product_info.status_modifier']));
+    const missing = nullPaths(
+      parseFeed(feed('gb'), { styleColor: 'IU0767-001', marketplace: 'GB', language: 'en-GB' }),
+    );
+    expect(missing).toEqual(
+      expect.arrayContaining([
+        'badge',
+        'pdp_url',
+        'enhanced_pdp',
+        'group_label',
+        'sizes.status',
+        'prices.employee_price',
+        'product_info.status_modifier',
+      ]),
+    );
     expect(missing).not.toContain('gender');
     expect(missing).not.toContain('product_info.title');
     expect(missing).not.toContain('sizes.localized_label');

@@ -36,7 +36,8 @@ export function parseProductPage(html: string, styleColor: string | undefined): 
   const pageProps = readPageProps(html);
   // The 2023 generation keeps its products in the Redux store (`initialState.Threads.products`), parse-threads.ts.
   const threads = threadsProducts(pageProps);
-  if (threads && !isObj(pageProps.selectedProduct) && !Array.isArray(pageProps.productGroups)) return threadsRecord(threads, styleColor);
+  if (threads && !isObj(pageProps.selectedProduct) && !Array.isArray(pageProps.productGroups))
+    return threadsRecord(threads, styleColor);
   const colourway = pickColourway(pageProps, styleColor);
   return toRecord(colourway);
 }
@@ -54,22 +55,30 @@ function readPageProps(html: string): Obj {
   if (isObj(next) && next.page === '/_error' && isObj(pageProps) && pageProps.statusCode === 404) {
     throw new MarketlensError('not_found', 'sportswear has no such product page');
   }
-  if (!isObj(pageProps)) throw upstreamChanged('sportswear', '__NEXT_DATA__ has no props.pageProps', JSON.stringify(next));
+  if (!isObj(pageProps))
+    throw upstreamChanged('sportswear', '__NEXT_DATA__ has no props.pageProps', JSON.stringify(next));
   return pageProps;
 }
 
 /** The colourway by style-colour among the product groups; `selectedProduct` only when it is that colourway. */
 function pickColourway(pageProps: Obj, wanted: string | undefined): Colourway {
   // `initialState.product.selectedProduct` is the older Redux generation of the page (notes §2.A, §7).
-  const legacy = isObj(pageProps.initialState) && isObj(pageProps.initialState.product)
-    ? pageProps.initialState.product.selectedProduct
-    : undefined;
+  const legacy =
+    isObj(pageProps.initialState) && isObj(pageProps.initialState.product)
+      ? pageProps.initialState.product.selectedProduct
+      : undefined;
   const selected = isObj(pageProps.selectedProduct) ? pageProps.selectedProduct : isObj(legacy) ? legacy : undefined;
   const groups = Array.isArray(pageProps.productGroups) ? pageProps.productGroups.filter(isObj) : [];
   if (!selected && groups.length === 0) {
-    throw upstreamChanged('sportswear', 'product page has neither selectedProduct nor productGroups', JSON.stringify(pageProps));
+    throw upstreamChanged(
+      'sportswear',
+      'product page has neither selectedProduct nor productGroups',
+      JSON.stringify(pageProps),
+    );
   }
-  const styleColor = (wanted ?? (typeof selected?.styleColor === 'string' ? selected.styleColor : undefined))?.toUpperCase();
+  const styleColor = (
+    wanted ?? (typeof selected?.styleColor === 'string' ? selected.styleColor : undefined)
+  )?.toUpperCase();
   if (styleColor === undefined) {
     throw new MarketlensError('invalid_parameter', 'query: the page selects no product; name the style-colour', {
       errors: [{ param: 'query', message: 'the page selects no product; name the style-colour' }],
@@ -78,7 +87,9 @@ function pickColourway(pageProps: Obj, wanted: string | undefined): Colourway {
   const selectedMatches = selected !== undefined && sameCode(selected.styleColor, styleColor);
   for (const group of groups) {
     const products = isObj(group.products) ? group.products : {};
-    const hit = Object.entries(products).find(([key, p]) => isObj(p) && (sameCode(key, styleColor) || sameCode(p.styleColor, styleColor)));
+    const hit = Object.entries(products).find(
+      ([key, p]) => isObj(p) && (sameCode(key, styleColor) || sameCode(p.styleColor, styleColor)),
+    );
     if (hit) {
       const product = hit[1] as Obj;
       const products2 = selectedMatches && selected !== product ? [product, selected] : [product];

@@ -18,16 +18,51 @@ function rejection(fn: () => unknown): { code: string; param: string | undefined
 describe('resolveProductTarget: product page URLs (notes §2.A, §6)', () => {
   it.each([
     // [input, country, language, page fetched]
-    ['https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100', 'US', null, 'https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100'],
-    ['https://www.nike.com/fr/t/chaussure-dunk-low-retro-pour-XyZ123/DD1391-100', 'FR', null, 'https://www.nike.com/fr/t/chaussure-dunk-low-retro-pour-XyZ123/DD1391-100'],
-    ['https://www.nike.com/gb/t/air-force-1-07-mens-shoes-WrLlWX/CW2288-111', 'GB', null, 'https://www.nike.com/gb/t/air-force-1-07-mens-shoes-WrLlWX/CW2288-111'],
-    ['https://www.nike.com/cz/t/boty-shox-r4-wQWPrJH5/AR3565-103', 'CZ', null, 'https://www.nike.com/cz/t/boty-shox-r4-wQWPrJH5/AR3565-103'],
-    ['https://www.nike.com/ca/fr/t/chaussure-air-force-1-WrLlWX/CW2288-111', 'CA', 'fr', 'https://www.nike.com/ca/fr/t/chaussure-air-force-1-WrLlWX/CW2288-111'],
-    ['https://www.nike.com/es/ca/t/sabatilles-WrLlWX/CW2288-111', 'ES', 'ca', 'https://www.nike.com/es/ca/t/sabatilles-WrLlWX/CW2288-111'],
+    [
+      'https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100',
+      'US',
+      null,
+      'https://www.nike.com/t/dunk-low-retro-mens-shoes-76KnBL/DD1391-100',
+    ],
+    [
+      'https://www.nike.com/fr/t/chaussure-dunk-low-retro-pour-XyZ123/DD1391-100',
+      'FR',
+      null,
+      'https://www.nike.com/fr/t/chaussure-dunk-low-retro-pour-XyZ123/DD1391-100',
+    ],
+    [
+      'https://www.nike.com/gb/t/air-force-1-07-mens-shoes-WrLlWX/CW2288-111',
+      'GB',
+      null,
+      'https://www.nike.com/gb/t/air-force-1-07-mens-shoes-WrLlWX/CW2288-111',
+    ],
+    [
+      'https://www.nike.com/cz/t/boty-shox-r4-wQWPrJH5/AR3565-103',
+      'CZ',
+      null,
+      'https://www.nike.com/cz/t/boty-shox-r4-wQWPrJH5/AR3565-103',
+    ],
+    [
+      'https://www.nike.com/ca/fr/t/chaussure-air-force-1-WrLlWX/CW2288-111',
+      'CA',
+      'fr',
+      'https://www.nike.com/ca/fr/t/chaussure-air-force-1-WrLlWX/CW2288-111',
+    ],
+    [
+      'https://www.nike.com/es/ca/t/sabatilles-WrLlWX/CW2288-111',
+      'ES',
+      'ca',
+      'https://www.nike.com/es/ca/t/sabatilles-WrLlWX/CW2288-111',
+    ],
     ['https://www.nike.com/kr/t/-/-/CW2288-111', 'KR', null, 'https://www.nike.com/kr/t/-/-/CW2288-111'],
     ['https://www.nike.com/t/-/DD1391-100', 'US', null, 'https://www.nike.com/t/-/DD1391-100'],
     // no scheme, no www, http, query string, fragment, trailing slash, lower-case code: all normalised
-    ['nike.com/jp/t/x-AbCdEf/dd1391-100/?vst=dunk#reviews', 'JP', null, 'https://www.nike.com/jp/t/x-AbCdEf/DD1391-100'],
+    [
+      'nike.com/jp/t/x-AbCdEf/dd1391-100/?vst=dunk#reviews',
+      'JP',
+      null,
+      'https://www.nike.com/jp/t/x-AbCdEf/DD1391-100',
+    ],
     ['http://www.nike.com/DE/t/x-AbCdEf/DD1391-100', 'DE', null, 'https://www.nike.com/de/t/x-AbCdEf/DD1391-100'],
     ['www.nike.com/nl/t/x-AbCdEf/DD1391-100', 'NL', null, 'https://www.nike.com/nl/t/x-AbCdEf/DD1391-100'],
   ])('%s', (input, country, language, pageUrl) => {
@@ -85,7 +120,10 @@ describe('resolveProductTarget: rejections name the parameter', () => {
   });
 
   it.each(['XX', 'USA', '1', 'EU', ''])('country %j', (country) => {
-    expect(rejection(() => resolveProductTarget('DD1391-100', country))).toMatchObject({ code: 'invalid_parameter', param: 'country' });
+    expect(rejection(() => resolveProductTarget('DD1391-100', country))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'country',
+    });
   });
 
   it('a country that contradicts the URL', () => {

@@ -72,9 +72,14 @@ const params = z
     country: z
       .string()
       .trim()
-      .refine((c) => normaliseCountry(c) !== undefined, 'must be an ISO 3166-1 alpha-2 country code such as US, GB, FR, DE, JP')
+      .refine(
+        (c) => normaliseCountry(c) !== undefined,
+        'must be an ISO 3166-1 alpha-2 country code such as US, GB, FR, DE, JP',
+      )
       .optional()
-      .describe('Storefront country for a bare style-colour (ISO 3166-1 alpha-2, `UK` = GB); default US. With a URL it must match the URL'),
+      .describe(
+        'Storefront country for a bare style-colour (ISO 3166-1 alpha-2, `UK` = GB); default US. With a URL it must match the URL',
+      ),
   })
   .strict();
 
@@ -84,13 +89,13 @@ export const sportswearProduct = defineOperation({
   path: '/api/v1/scraper/sportswear/product',
   summary: 'Product details (Nike)',
   description:
-    'The colourway named by the URL\'s (or the code\'s) style-colour, from the product page\'s `__NEXT_DATA__`: ' +
-    'its product group\'s entry (falling back to the page\'s selected product when it is that colourway). ' +
-    'Text comes in the storefront\'s language, prices in its currency. A bare code is fetched as ' +
+    "The colourway named by the URL's (or the code's) style-colour, from the product page's `__NEXT_DATA__`: " +
+    "its product group's entry (falling back to the page's selected product when it is that colourway). " +
+    "Text comes in the storefront's language, prices in its currency. A bare code is fetched as " +
     '`https://www.nike.com/{country}/t/-/{STYLE-COLOR}`, which Nike redirects to the product page. ' +
     '`sizes[].status` ACTIVE does not mean in stock. `gender` is null: the page carries gender strings, not the ' +
     'integer the spec shows. A code the page does not list answers 404.\n\n' +
-    'When the product page is blocked (bot manager), the answer comes from Nike\'s `product_feed/threads/v3` API ' +
+    "When the product page is blocked (bot manager), the answer comes from Nike's `product_feed/threads/v3` API " +
     '(filtered by style-colour, marketplace and language): ids, codes, brand, sport tags, prices, titles, description, ' +
     'colours and sizes with GTINs. Every field only the page carries is null and named in the `X-Missing-Parts` ' +
     'response header (e.g. `badge,pdp_url,…,sizes.status,product_info.origins,…`). An older page generation ' +
@@ -100,19 +105,23 @@ export const sportswearProduct = defineOperation({
   cacheClass: 'products',
   async fetch(ctx, p): Promise<SportswearBodies> {
     const target = resolveProductTarget(p.query, p.country);
-    const feedTarget: FeedTarget = { styleColor: target.styleColor, marketplace: target.country, language: feedLanguage(target.country, target.language) };
+    const feedTarget: FeedTarget = {
+      styleColor: target.styleColor,
+      marketplace: target.country,
+      language: feedLanguage(target.country, target.language),
+    };
     const res = await ctx.http
       .request(
-      {
-        url: target.pageUrl,
-        expect: 'html',
-        label: 'product_page',
-        headers: {
-          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-          'accept-language': acceptLanguage(target.country, target.language),
+        {
+          url: target.pageUrl,
+          expect: 'html',
+          label: 'product_page',
+          headers: {
+            accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+            'accept-language': acceptLanguage(target.country, target.language),
+          },
         },
-      },
-      ctx,
+        ctx,
       )
       .catch((e: unknown) => {
         if (isMarketlensError(e) && e.code === 'upstream_blocked') return fetchFeed(ctx, feedTarget, e);
@@ -122,7 +131,10 @@ export const sportswearProduct = defineOperation({
     expectOk(res, 'sportswear', `product ${target.styleColor}`);
     // Nike sends a code it does not know to some other page (home, a listing): not a product.
     if (styleColorOfUrl(res.url) === undefined) {
-      throw new MarketlensError('not_found', `sportswear has no product ${target.styleColor} (redirected to ${new URL(res.url).pathname})`);
+      throw new MarketlensError(
+        'not_found',
+        `sportswear has no product ${target.styleColor} (redirected to ${new URL(res.url).pathname})`,
+      );
     }
     return { html: res.body, url: res.url } satisfies ProductPageBodies;
   },
@@ -131,7 +143,11 @@ export const sportswearProduct = defineOperation({
       const record = parseFeedText(bodies.feed, bodies.target);
       return { record, missing: nullPaths(record) };
     }
-    const styleColor = p.query ? resolveProductTarget(p.query, p.country).styleColor : bodies.url ? styleColorOfUrl(bodies.url) : undefined;
+    const styleColor = p.query
+      ? resolveProductTarget(p.query, p.country).styleColor
+      : bodies.url
+        ? styleColorOfUrl(bodies.url)
+        : undefined;
     return complete(parseProductPage(bodies.html, styleColor));
   },
   // A product URL is its storefront and style-colour (the slug is decoration Nike redirects away); a storefront
@@ -152,14 +168,29 @@ export const sportswearProduct = defineOperation({
   },
   bodiesFromFiles(files, p): SportswearBodies {
     if (files.length !== 1) {
-      throw new MarketlensError('invalid_parameter', 'sportswear.product parses exactly one saved product page (HTML) or product_feed/threads/v3 answer (JSON)');
+      throw new MarketlensError(
+        'invalid_parameter',
+        'sportswear.product parses exactly one saved product page (HTML) or product_feed/threads/v3 answer (JSON)',
+      );
     }
     const text = files[0]!.text;
     // A saved threads/v3 answer: the colourway and storefront come from query (and country), as for a live fallback.
     if (/^\s*\{/.test(text) && /"objects"\s*:/.test(text.slice(0, 2000))) {
-      if (!p.query) throw new MarketlensError('invalid_parameter', 'query: a product feed answer needs the style-colour (query=…)', { errors: [{ param: 'query', message: 'a product feed answer needs the style-colour' }] });
+      if (!p.query)
+        throw new MarketlensError(
+          'invalid_parameter',
+          'query: a product feed answer needs the style-colour (query=…)',
+          { errors: [{ param: 'query', message: 'a product feed answer needs the style-colour' }] },
+        );
       const target = resolveProductTarget(p.query, p.country);
-      return { feed: text, target: { styleColor: target.styleColor, marketplace: target.country, language: feedLanguage(target.country, target.language) } };
+      return {
+        feed: text,
+        target: {
+          styleColor: target.styleColor,
+          marketplace: target.country,
+          language: feedLanguage(target.country, target.language),
+        },
+      };
     }
     return { html: text, url: null };
   },

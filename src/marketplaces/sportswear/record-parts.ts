@@ -9,17 +9,51 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-export const strings = (v: unknown): string[] | null => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v) : null);
+export const strings = (v: unknown): string[] | null =>
+  Array.isArray(v) && v.every((s) => typeof s === 'string') ? v : null;
 
 const PRODUCT_INFO_FIELDS: ReadonlyArray<keyof SportswearProductInfo> = [
-  'url', 'canonical_url', 'badge', 'title', 'subtitle', 'full_title', 'product_description', 'origins',
-  'product_details', 'enhanced_benefits', 'more_descriptions', 'size_fit_sections', 'features_and_benefits',
-  'sustainability_message', 'product_type', 'selected_sku', 'content_images', 'size_chart_url', 'status_modifier',
-  'merch_product_id', 'global_product_id', 'availability_date', 'color_description', 'is_launch_product',
-  'is_member_product', 'size_select_error', 'is_promo_exclusion', 'is_reserved_for_you', 'is_digital_gift_card',
-  'is_restricted_access', 'is_physical_gift_card', 'show_availability_date', 'is_skus_request_in_flight',
-  'launch_attributes', 'localized_label_prefix', 'customization_path_name', 'gift_card_message_value_added_service_id',
-  'featured_attributes', 'consumer_release_type', 'manufacturing_countries_of_origin', 'sustainability_disclaimer_message',
+  'url',
+  'canonical_url',
+  'badge',
+  'title',
+  'subtitle',
+  'full_title',
+  'product_description',
+  'origins',
+  'product_details',
+  'enhanced_benefits',
+  'more_descriptions',
+  'size_fit_sections',
+  'features_and_benefits',
+  'sustainability_message',
+  'product_type',
+  'selected_sku',
+  'content_images',
+  'size_chart_url',
+  'status_modifier',
+  'merch_product_id',
+  'global_product_id',
+  'availability_date',
+  'color_description',
+  'is_launch_product',
+  'is_member_product',
+  'size_select_error',
+  'is_promo_exclusion',
+  'is_reserved_for_you',
+  'is_digital_gift_card',
+  'is_restricted_access',
+  'is_physical_gift_card',
+  'show_availability_date',
+  'is_skus_request_in_flight',
+  'launch_attributes',
+  'localized_label_prefix',
+  'customization_path_name',
+  'gift_card_message_value_added_service_id',
+  'featured_attributes',
+  'consumer_release_type',
+  'manufacturing_countries_of_origin',
+  'sustainability_disclaimer_message',
 ];
 
 /** Every product_info field null, overridden by `known` (a source fills only what it carries). */
@@ -38,7 +72,8 @@ export function nullPaths(r: SportswearProduct): string[] {
   for (const [k, v] of Object.entries(r)) if (v === null && k !== 'gender') out.push(k);
   if (r.prices) for (const [k, v] of Object.entries(r.prices)) if (v === null) out.push(`prices.${k}`);
   if (r.sizes.length > 0) {
-    for (const k of Object.keys(r.sizes[0]!)) if (r.sizes.every((s) => (s as Record<string, unknown>)[k] === null)) out.push(`sizes.${k}`);
+    for (const k of Object.keys(r.sizes[0]!))
+      if (r.sizes.every((s) => (s as Record<string, unknown>)[k] === null)) out.push(`sizes.${k}`);
   }
   for (const [k, v] of Object.entries(r.product_info)) if (v === null) out.push(`product_info.${k}`);
   return out;

@@ -20,7 +20,7 @@ export const sizeSchema = z
       .array(z.object({ gtin: z.string() }).strict().meta({ id: 'SportswearGtin' }))
       .nullable()
       .describe('GTIN/EAN codes of the size'),
-    label: z.string().describe('Size label in the storefront\'s base system, e.g. `10`'),
+    label: z.string().describe("Size label in the storefront's base system, e.g. `10`"),
     status: str('Size status, observed `ACTIVE`. ACTIVE does NOT mean in stock (stock loads client-side)'),
     merch_sku_id: str('Merch SKU id (UUID)'),
     sort_sequence: z.number().int().nullable().describe('Display order'),
@@ -103,7 +103,7 @@ export const productInfoSchema = z
     url: str('Product page URL'),
     canonical_url: str('Canonical product page URL'),
     badge: str('Badge text'),
-    title: str('Title, in the storefront\'s language'),
+    title: str("Title, in the storefront's language"),
     subtitle: str('Subtitle, e.g. the category'),
     full_title: str('Full title'),
     product_description: str('Description text'),
@@ -125,7 +125,7 @@ export const productInfoSchema = z
     merch_product_id: str('Merch product id (UUID)'),
     global_product_id: str('Global product id (UUID)'),
     availability_date: str('ISO 8601 timestamp'),
-    color_description: str('Colour names, in the storefront\'s language'),
+    color_description: str("Colour names, in the storefront's language"),
     is_launch_product: bool('Launch (SNKRS-style) product'),
     is_member_product: bool('Members only'),
     size_select_error: bool('Page UI state'),
@@ -161,7 +161,9 @@ export const productSchema = z
       .number()
       .int()
       .nullable()
-      .describe('Integer gender code as the spec shows it; null when the page carries no integer (it carries `genders` strings)'),
+      .describe(
+        'Integer gender code as the spec shows it; null when the page carries no integer (it carries `genders` strings)',
+      ),
     prices: pricesSchema.nullable(),
     pdp_url: pdpUrlSchema.nullable(),
     more_info: anyArray('More-info blocks'),
@@ -169,7 +171,7 @@ export const productSchema = z
     sport_tags: z.array(z.string()).nullable(),
     style_code: str('Style part of the style-colour, e.g. `DD1391`'),
     group_index: z.number().int().nullable().describe('Index of the product group (fit/age group) on the page'),
-    group_label: z.string().nullable().describe('Label of the product group, e.g. Men\'s'),
+    group_label: z.string().nullable().describe("Label of the product group, e.g. Men's"),
     style_color: z.string().describe('Style-colour code, e.g. `DD1391-100`'),
     enhanced_pdp: anyArray('Enhanced product-page content'),
     net_quantity: z.union([z.number(), z.string()]).nullable().describe('Net quantity, where the product has one'),
@@ -180,4 +182,3 @@ export const productSchema = z
 
 export type SportswearProduct = z.output<typeof productSchema>;
 export type SportswearProductInfo = z.output<typeof productInfoSchema>;
-

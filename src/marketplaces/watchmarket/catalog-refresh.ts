@@ -13,7 +13,8 @@ import { load } from 'cheerio/slim';
 import { catalogGroupSchema, type CatalogGroup } from './schema.js';
 
 /** Marker field of the generated catalog file: it is data the refresh writes, not code to edit. */
-export const GENERATED_MARKER = 'generated — run npm run refresh:watchmarket-catalog -- --from FILE… (or with live URLs); do not edit by hand';
+export const GENERATED_MARKER =
+  'generated — run npm run refresh:watchmarket-catalog -- --from FILE… (or with live URLs); do not edit by hand';
 
 /** The generated catalog file (src/marketplaces/watchmarket/finder-catalog-data.json). */
 export interface CatalogFile {
@@ -34,9 +35,21 @@ export interface FoundCode {
 
 /** Parameters with free values (prices, years, sizes): never catalog codes. */
 const NOT_CODES = new Set([
-  'priceFrom', 'priceTo', 'year', 'caseDiameter', 'query', 'showpage', 'pageSize', 'sortorder', 'dosearch', 'currencyId',
+  'priceFrom',
+  'priceTo',
+  'year',
+  'caseDiameter',
+  'query',
+  'showpage',
+  'pageSize',
+  'sortorder',
+  'dosearch',
+  'currencyId',
   // Search-form controls that are request parameters, not filters (maxAgeInDays is the search's max_age_in_days).
-  'maxAgeInDays', 'appearance', 'searchexplain', 'watchTypes',
+  'maxAgeInDays',
+  'appearance',
+  'searchexplain',
+  'watchTypes',
 ]);
 
 const SEO_CODES: Array<{ re: RegExp; group: string }> = [
@@ -77,7 +90,10 @@ export function extractFilterCodes(html: string): FoundCode[] {
   // Pills: the parameters every pill carries are the page's own; the one a pill adds is its filter.
   const pills = $('a.js-quick-filter-pill[href]')
     .toArray()
-    .map((a) => ({ params: new URL($(a).attr('href')!, 'https://www.chrono24.com').searchParams, label: clean($(a).text()) }));
+    .map((a) => ({
+      params: new URL($(a).attr('href')!, 'https://www.chrono24.com').searchParams,
+      label: clean($(a).text()),
+    }));
   const names = pills.map((p) => new Set(p.params.keys()));
   const common = new Set([...(names[0] ?? [])].filter((k) => names.every((s) => s.has(k))));
   for (const pill of pills) {
@@ -87,7 +103,12 @@ export function extractFilterCodes(html: string): FoundCode[] {
     // Pills with several values are groups (e.g. "Europe" = 43 countries), not one code.
     if (values.length !== 1 || pill.label === '') continue;
     const brand = own[0] === 'models' && common.has('manufacturerIds') ? pill.params.getAll('manufacturerIds') : [];
-    found.push({ group: own[0]!, code: values[0]!, label: pillLabel(pill.label), ...(brand.length === 1 ? { manufacturer: brand[0]! } : {}) });
+    found.push({
+      group: own[0]!,
+      code: values[0]!,
+      label: pillLabel(pill.label),
+      ...(brand.length === 1 ? { manufacturer: brand[0]! } : {}),
+    });
   }
 
   // SEO link lists: one list per <nav>, so a shared prefix ("Rolex Submariner …") can be stripped per list.
@@ -171,7 +192,10 @@ export function mergeFoundCodes(
 function slugOf(label: string): string {
   return label
     .toLowerCase()
-    .replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss')
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/ß/g, 'ss')
     .normalize('NFD')
     .replace(/[^a-z0-9]/g, '');
 }

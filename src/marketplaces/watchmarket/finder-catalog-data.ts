@@ -9,7 +9,9 @@ import { z } from 'zod';
 import data from './finder-catalog-data.json' with { type: 'json' };
 import { catalogGroupSchema, type CatalogGroup } from './schema.js';
 
-const catalogFileSchema = z.object({ generated: z.string(), sources: z.array(z.string()), groups: z.array(catalogGroupSchema) }).strict();
+const catalogFileSchema = z
+  .object({ generated: z.string(), sources: z.array(z.string()), groups: z.array(catalogGroupSchema) })
+  .strict();
 
 /** The catalog file as shipped (marker, sources, groups). */
 export const FINDER_CATALOG_FILE = catalogFileSchema.parse(data);

@@ -53,7 +53,9 @@ export const watchmarketFinder = defineOperation({
     'code as a string under the search parameter name, e.g. `{ "label": "Black", "dial_color": "702" }`.\n\n' +
     '`query` comes from a JSON body `{"query": "dial"}` (GET with a body, as the spec says) or from the query string. ' +
     'The groups come from the catalog marketlens ships (Chrono24 publishes no filter API); no upstream request is made.',
-  params: z.object({ query: z.string().trim().min(1, 'must not be empty').describe('Part of a filter name, e.g. `dial`') }).strict(),
+  params: z
+    .object({ query: z.string().trim().min(1, 'must not be empty').describe('Part of a filter name, e.g. `dial`') })
+    .strict(),
   // Spec 4.1 sends `query` as a JSON body on GET; the query string works too.
   bodyParams: ['query'],
   record: finderRecordSchema,

@@ -21,13 +21,7 @@ export type LabelMatch =
  * @example foldLabel('  A. Lange &  Söhne ') // 'a. lange & sohne'
  */
 export function foldLabel(s: string): string {
-  return s
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/ß/g, 'ss')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+  return s.normalize('NFD').replace(/\p{M}/gu, '').replace(/ß/g, 'ss').toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /** An index of one group's values by folded label, built once per catalog group. */
@@ -58,7 +52,8 @@ export class LabelIndex {
    */
   match(text: string, within?: ReadonlySet<string>): LabelMatch {
     let hits = this.exact(text);
-    if (within && within.size > 0) hits = hits.filter((h) => h.manufacturer === undefined || within.has(h.manufacturer));
+    if (within && within.size > 0)
+      hits = hits.filter((h) => h.manufacturer === undefined || within.has(h.manufacturer));
     const codes = new Set(hits.map((h) => h.code));
     if (codes.size === 1) return { kind: 'found', code: hits[0]!.code };
     if (codes.size > 1) return { kind: 'ambiguous', candidates: hits };
@@ -71,9 +66,15 @@ export class LabelIndex {
    */
   closest(text: string, within?: ReadonlySet<string>, n = 5): LabelledValue[] {
     const q = foldLabel(text);
-    const pool = within && within.size > 0 ? this.folded.filter((f) => f.value.manufacturer !== undefined && within.has(f.value.manufacturer)) : this.folded;
+    const pool =
+      within && within.size > 0
+        ? this.folded.filter((f) => f.value.manufacturer !== undefined && within.has(f.value.manufacturer))
+        : this.folded;
     return pool
-      .map((f) => ({ value: f.value, score: f.folded.startsWith(q) ? -2 : f.folded.includes(q) ? -1 : editDistance(q, f.folded) }))
+      .map((f) => ({
+        value: f.value,
+        score: f.folded.startsWith(q) ? -2 : f.folded.includes(q) ? -1 : editDistance(q, f.folded),
+      }))
       .sort((a, b) => a.score - b.score || a.value.label.length - b.value.label.length)
       .slice(0, n)
       .map((s) => s.value);

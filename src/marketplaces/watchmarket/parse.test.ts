@@ -41,7 +41,9 @@ function expectSpecShape(r: SearchResult, opts: { legacyFragments?: boolean } = 
     expect(Object.keys(l).sort()).toEqual(Object.keys(LISTING_FIELDS).sort());
     for (const [field, types] of Object.entries(LISTING_FIELDS)) {
       const allowed = opts.legacyFragments && (field === 'id' || field === 'url') ? ['null'] : types;
-      expect(allowed, `${field} = ${JSON.stringify((l as Record<string, unknown>)[field])}`).toContain(typeOf((l as Record<string, unknown>)[field]));
+      expect(allowed, `${field} = ${JSON.stringify((l as Record<string, unknown>)[field])}`).toContain(
+        typeOf((l as Record<string, unknown>)[field]),
+      );
     }
     expect(['number', 'null']).toContain(typeOf(l.price.amount));
     expect(['string', 'null']).toContain(typeOf(l.price.currency));
@@ -94,7 +96,12 @@ describe.skipIf(!sharedAvailable)('parseSearchPage on the 2026 capture (excerpts
 
   it('card 60: Japanese dealer, free shipping, no certified seal among its images', () => {
     const last = r().results[2]!;
-    expect(last).toMatchObject({ location: 'JP', shipping: 'Free shipping', price: { amount: 17856, currency: '$' }, subtitle: '126613LB Automatic Steel Very good' });
+    expect(last).toMatchObject({
+      location: 'JP',
+      shipping: 'Free shipping',
+      price: { amount: 17856, currency: '$' },
+      subtitle: '126613LB Automatic Steel Very good',
+    });
     expect(last.images).toHaveLength(5);
     expect(last.images.some((u) => u.includes('certified'))).toBe(false);
   });
@@ -102,8 +109,18 @@ describe.skipIf(!sharedAvailable)('parseSearchPage on the 2026 capture (excerpts
   it('total results, pagination and computed price stats', () => {
     const res = r();
     expect(res.stats.total_results).toBe(9140);
-    expect(res.pagination).toEqual({ current: 1, next: 2, other_pages: [2, 3, 4, 5, 40, 80, 120, 153], has_next_page: true });
-    expect(res.stats.price_stats).toEqual({ lowest_price: 9995, median_price: 17856, average_price: 15525.33, highest_price: 18725 });
+    expect(res.pagination).toEqual({
+      current: 1,
+      next: 2,
+      other_pages: [2, 3, 4, 5, 40, 80, 120, 153],
+      has_next_page: true,
+    });
+    expect(res.stats.price_stats).toEqual({
+      lowest_price: 9995,
+      median_price: 17856,
+      average_price: 15525.33,
+      highest_price: 18725,
+    });
   });
 
   it('excerpt B alone: 2 cards and the count; no pagination on it, so page 1 as asked and no next page', () => {
@@ -132,7 +149,11 @@ describe.skipIf(!sharedAvailable)('parseSearchPage on the 2026 capture (excerpts
 });
 
 describe.skipIf(!sharedAvailable)('parseSearchPage on the legacy 2023 card fragments', () => {
-  const r = () => parseSearchPage({ url: 'https://www.chrono24.com/alangesoehne/index.htm?pageSize=120', pages: [readCapture(LEGACY)] }, 1);
+  const r = () =>
+    parseSearchPage(
+      { url: 'https://www.chrono24.com/alangesoehne/index.htm?pageSize=120', pages: [readCapture(LEGACY)] },
+      1,
+    );
 
   it('reads all 121 cards with the spec fields (the fragments carry no link: id and url are null)', () => {
     const res = r();
@@ -156,7 +177,9 @@ describe.skipIf(!sharedAvailable)('parseSearchPage on the legacy 2023 card fragm
     const onRequest = res.results.filter((l) => l.price.amount === null);
     expect(onRequest.map((l) => l.subtitle)).toEqual(['NEW 2022 1815 Annual Calendar']);
     expect(onRequest[0]!.price.currency).toBeNull();
-    expect(res.stats.price_stats.lowest_price).toBe(Math.min(...res.results.flatMap((l) => (l.price.amount === null ? [] : [l.price.amount]))));
+    expect(res.stats.price_stats.lowest_price).toBe(
+      Math.min(...res.results.flatMap((l) => (l.price.amount === null ? [] : [l.price.amount]))),
+    );
   });
 
   it('no count on the fragments: total_results null; no pagination', () => {
@@ -175,11 +198,18 @@ describe('parseSearchPage on our own 2026-structure fixtures', () => {
     expect(res.results).toHaveLength(4);
     expect(res.results.map((l) => l.badge)).toEqual(['Promoted', null, null, 'Popular']);
     expect(res.results.map((l) => l.location)).toEqual(['DE', 'FR', 'UK', 'CH']);
-    expect(res.results[0]).toMatchObject({ id: '51000001', price: { amount: 6450, currency: '€' }, url: 'https://www.chrono24.com/omega/speedmaster-professional-moonwatch--id51000001.htm' });
+    expect(res.results[0]).toMatchObject({
+      id: '51000001',
+      price: { amount: 6450, currency: '€' },
+      url: 'https://www.chrono24.com/omega/speedmaster-professional-moonwatch--id51000001.htm',
+    });
     expect(res.results[0]!.images).toHaveLength(3);
     expect(res.results[1]!.shipping).toBe('+ €49 for shipping');
     expect(res.results[3]!.price).toEqual({ amount: null, currency: null });
-    expect(res.stats).toEqual({ total_results: 1234, price_stats: { lowest_price: 2300, median_price: 6450, average_price: 5950, highest_price: 9100 } });
+    expect(res.stats).toEqual({
+      total_results: 1234,
+      price_stats: { lowest_price: 2300, median_price: 6450, average_price: 5950, highest_price: 9100 },
+    });
     expect(res.pagination).toEqual({ current: 1, next: 2, other_pages: [2, 3, 4, 5, 21], has_next_page: true });
   });
 
@@ -190,21 +220,30 @@ describe('parseSearchPage on our own 2026-structure fixtures', () => {
   });
 
   it('empty results page: no listings, zero total, null stats', () => {
-    const res = parseSearchPage({ url: 'https://www.chrono24.com/search/index.htm', pages: [fixture('search-2026-empty.html')] }, 1);
+    const res = parseSearchPage(
+      { url: 'https://www.chrono24.com/search/index.htm', pages: [fixture('search-2026-empty.html')] },
+      1,
+    );
     expectSpecShape(res);
     expect(res.results).toEqual([]);
-    expect(res.stats).toEqual({ total_results: 0, price_stats: { lowest_price: null, median_price: null, average_price: null, highest_price: null } });
+    expect(res.stats).toEqual({
+      total_results: 0,
+      price_stats: { lowest_price: null, median_price: null, average_price: null, highest_price: null },
+    });
     expect(res.pagination).toEqual({ current: 1, next: null, other_pages: [], has_next_page: false });
   });
 
   it('a page that is no results page is upstream_changed', () => {
-    const call = () => parseSearchPage({ url: URL1, pages: ['<html><body><h1>Welcome to Chrono24</h1></body></html>'] }, 1);
+    const call = () =>
+      parseSearchPage({ url: URL1, pages: ['<html><body><h1>Welcome to Chrono24</h1></body></html>'] }, 1);
     expect(call).toThrow(expect.objectContaining({ code: 'upstream_changed' }));
   });
 
   it('cards whose title markup vanished are upstream_changed, not silently dropped', () => {
     const html = fixture('search-2026-page1.html').replaceAll('text-bold text-sm text-sm-md text-ellipsis', 'wt-title');
-    expect(() => parseSearchPage({ url: URL1, pages: [html] }, 1)).toThrow(expect.objectContaining({ code: 'upstream_changed' }));
+    expect(() => parseSearchPage({ url: URL1, pages: [html] }, 1)).toThrow(
+      expect.objectContaining({ code: 'upstream_changed' }),
+    );
   });
 });
 
@@ -229,15 +268,40 @@ describe('price and number texts', () => {
     expect(parseLocaleNumber('keine')).toBeNull();
   });
   it('median of an even count is the mean of the middle two', () => {
-    const l = (amount: number | null) => ({ id: 'x', url: 'u', badge: null, price: { amount, currency: '$' }, title: 't', subtitle: null, images: [], location: null, shipping: null });
-    expect(priceStats([l(4), l(1), l(3), l(2), l(null)])).toEqual({ lowest_price: 1, median_price: 2.5, average_price: 2.5, highest_price: 4 });
+    const l = (amount: number | null) => ({
+      id: 'x',
+      url: 'u',
+      badge: null,
+      price: { amount, currency: '$' },
+      title: 't',
+      subtitle: null,
+      images: [],
+      location: null,
+      shipping: null,
+    });
+    expect(priceStats([l(4), l(1), l(3), l(2), l(null)])).toEqual({
+      lowest_price: 1,
+      median_price: 2.5,
+      average_price: 2.5,
+      highest_price: 4,
+    });
   });
 });
 
 describe('paging canonical pages by path', () => {
   it.each([
-    ['https://www.chrono24.com/rolex/submariner--mod1.htm?query=Rolex+Submariner&sortorder=5', 1, 3, 'https://www.chrono24.com/rolex/submariner--mod1-3.htm?query=Rolex+Submariner&sortorder=5'],
-    ['https://www.chrono24.com/rolex/submariner--mod1-2.htm?query=x', 2, 5, 'https://www.chrono24.com/rolex/submariner--mod1-5.htm?query=x'],
+    [
+      'https://www.chrono24.com/rolex/submariner--mod1.htm?query=Rolex+Submariner&sortorder=5',
+      1,
+      3,
+      'https://www.chrono24.com/rolex/submariner--mod1-3.htm?query=Rolex+Submariner&sortorder=5',
+    ],
+    [
+      'https://www.chrono24.com/rolex/submariner--mod1-2.htm?query=x',
+      2,
+      5,
+      'https://www.chrono24.com/rolex/submariner--mod1-5.htm?query=x',
+    ],
     ['https://www.chrono24.com/rolex/index-4.htm', 4, 1, 'https://www.chrono24.com/rolex/index.htm'],
     ['https://www.chrono24.de/rolex/ref-5508.htm?showpage=2', 1, 2, 'https://www.chrono24.de/rolex/ref-5508-2.htm'],
   ])('%s (shows %i) → page %i', (url, current, page, expected) => {

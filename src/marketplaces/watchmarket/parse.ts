@@ -44,7 +44,7 @@ export function listingIdFromHref(href: string | undefined): string | null {
 function imageUrls($: CheerioAPI, scope: Cheerio<AnyNode>, base: string): string[] {
   const out: string[] = [];
   scope.find('img').each((_, img) => {
-    const attrs = (img).attribs;
+    const attrs = img.attribs;
     const url = imageFromAttributes((name) => attrs[name]);
     const abs = url ? absolute(url, base) : null;
     if (abs && !out.includes(abs)) out.push(abs);
@@ -96,7 +96,8 @@ function parseLegacyCard($: CheerioAPI, block: Cheerio<Element>, base: string): 
   const anchor = block.closest('a.js-article-item');
   const href = anchor.attr('href');
   const priceBox = block.find('span.currency').first().parent();
-  const priceText = priceBox.length > 0 ? text(priceBox) : text(block.find('div.text-bold').not('.text-ellipsis').first());
+  const priceText =
+    priceBox.length > 0 ? text(priceBox) : text(block.find('div.text-bold').not('.text-ellipsis').first());
   const badge = anchor.find('.article-item-image-badge, .article-image-badge').first();
   return {
     id: anchor.attr('data-article-id') ?? listingIdFromHref(href),
@@ -113,7 +114,10 @@ function parseLegacyCard($: CheerioAPI, block: Cheerio<Element>, base: string): 
 
 /** "9,140 listings" (2026: `span.text-lg > strong`; 2024: `div.result-page-top strong`), read by string search. */
 export function totalResultsOf(html: string): number | null {
-  for (const re of [/class="text-lg"[^>]*>\s*<strong>([^<]+)<\/strong>/, /class="[^"]*\bresult-page-top\b[^"]*"[\s\S]{0,600}?<strong>([^<]+)<\/strong>/]) {
+  for (const re of [
+    /class="text-lg"[^>]*>\s*<strong>([^<]+)<\/strong>/,
+    /class="[^"]*\bresult-page-top\b[^"]*"[\s\S]{0,600}?<strong>([^<]+)<\/strong>/,
+  ]) {
     const m = html.match(re);
     if (m && /^\s*\d/.test(m[1]!)) return parseLocaleNumber(m[1]!);
   }
@@ -176,7 +180,9 @@ export function parseSearchPart(html: string, base: string): PartResult {
     total,
     pagination: pagination(html),
     isResultsPage:
-      /id="wt-watches"|\bjs-listing-item-list\b/.test(html) || total !== null || /"action":"c24\.marketplace\.search\./.test(html),
+      /id="wt-watches"|\bjs-listing-item-list\b/.test(html) ||
+      total !== null ||
+      /"action":"c24\.marketplace\.search\./.test(html),
   };
 }
 
@@ -189,13 +195,22 @@ function divTagStart(html: string, at: number): number {
 /** From the first 2026 card container to the end of the last card (the next-page box or pagination after it). */
 export function cardRegion(html: string): string | null {
   const starts: number[] = [];
-  for (let at = html.indexOf('js-listing-item-container'); at !== -1; at = html.indexOf('js-listing-item-container', at + 1)) {
+  for (
+    let at = html.indexOf('js-listing-item-container');
+    at !== -1;
+    at = html.indexOf('js-listing-item-container', at + 1)
+  ) {
     const lt = divTagStart(html, at);
     if (lt !== -1) starts.push(lt);
   }
   if (starts.length === 0) return null;
   const last = starts[starts.length - 1]!;
-  const ends = ['class="next-item-container"', 'page-size-switcher', '<nav class="pagination"', 'class="wt-s3-link-list']
+  const ends = [
+    'class="next-item-container"',
+    'page-size-switcher',
+    '<nav class="pagination"',
+    'class="wt-s3-link-list',
+  ]
     .map((marker) => html.indexOf(marker, last))
     .filter((i) => i !== -1);
   return html.slice(starts[0], ends.length > 0 ? Math.min(...ends) : undefined);
@@ -208,7 +223,10 @@ const decodeAttr = (v: string): string => v.replace(/&(amp|quot|apos|lt|gt|#39);
 function imageFromAttributes(attr: (name: string) => string | undefined): string | null {
   const master = attr('data-lazy-sweet-spot-master-src');
   // `…-Square_SIZE_.jpg` is a size template; `ExtraLarge` is the large image the page's own JSON-LD uses.
-  if (master) return master.includes('Square_SIZE_') ? master.replace('Square_SIZE_', 'ExtraLarge') : master.replace('_SIZE_', '480');
+  if (master)
+    return master.includes('Square_SIZE_')
+      ? master.replace('Square_SIZE_', 'ExtraLarge')
+      : master.replace('_SIZE_', '480');
   const src = attr('data-src') ?? attr('src');
   return src && !src.startsWith('data:') ? src : null;
 }
@@ -252,7 +270,10 @@ function median(sorted: number[]): number {
 
 /** Spec price_stats from the page's priced listings (Chrono24 states none): nulls when nothing is priced. */
 export function priceStats(listings: Listing[]): SearchResult['stats']['price_stats'] {
-  const prices = listings.map((l) => l.price.amount).filter((a): a is number => a !== null).sort((a, b) => a - b);
+  const prices = listings
+    .map((l) => l.price.amount)
+    .filter((a): a is number => a !== null)
+    .sort((a, b) => a - b);
   if (prices.length === 0) return { lowest_price: null, median_price: null, average_price: null, highest_price: null };
   const sum = prices.reduce((s, p) => s + p, 0);
   return {
@@ -274,7 +295,10 @@ export function parseSearchPage(bodies: SearchBodies, requestedPage = 1, pageSiz
   // A results page never holds more listings than the page size asked for: more is not the page we know.
   const over = pageSize === undefined ? undefined : parts.find((p) => p.listings.length > pageSize);
   if (over) {
-    throw upstreamChanged('watchmarket', `a results page holds ${over.listings.length} listings for page_size=${pageSize}`);
+    throw upstreamChanged(
+      'watchmarket',
+      `a results page holds ${over.listings.length} listings for page_size=${pageSize}`,
+    );
   }
   const skipped = parts.reduce((s, p) => s + p.skipped, 0);
   // A truncated last card per excerpt is expected; more than that is markup we no longer read.
@@ -283,7 +307,11 @@ export function parseSearchPage(bodies: SearchBodies, requestedPage = 1, pageSiz
   }
   const isResultsPage = parts.some((p) => p.isResultsPage) || listings.length > 0;
   if (!isResultsPage) {
-    throw upstreamChanged('watchmarket', 'the page is not a search-results page (no result list, count or cards)', bodies.pages[0]?.slice(0, 500));
+    throw upstreamChanged(
+      'watchmarket',
+      'the page is not a search-results page (no result list, count or cards)',
+      bodies.pages[0]?.slice(0, 500),
+    );
   }
   const stated = parts.find((p) => p.total !== null)?.total ?? null;
   const nav = parts.find((p) => p.pagination !== null)?.pagination ?? null;
@@ -317,7 +345,9 @@ export function parseSearchPage(bodies: SearchBodies, requestedPage = 1, pageSiz
  */
 export function statedPage(html: string): { current: number; last: number } | null {
   const nav = pagination(html);
-  return nav && Number.isFinite(nav.current) ? { current: nav.current, last: Math.max(nav.current, ...nav.pages) } : null;
+  return nav && Number.isFinite(nav.current)
+    ? { current: nav.current, last: Math.max(nav.current, ...nav.pages) }
+    : null;
 }
 
 /**
@@ -330,7 +360,10 @@ export function pagedCanonicalUrl(url: string, current: number, page: number): s
   const u = new URL(url);
   if (u.pathname.startsWith('/search/') || !u.pathname.endsWith('.htm')) return null;
   // Only a suffix equal to the page shown is a page number (`/rolex/ref-5508.htm` is reference 5508, not a page).
-  const base = current > 1 && u.pathname.endsWith(`-${current}.htm`) ? u.pathname.slice(0, -`-${current}.htm`.length) + '.htm' : u.pathname;
+  const base =
+    current > 1 && u.pathname.endsWith(`-${current}.htm`)
+      ? u.pathname.slice(0, -`-${current}.htm`.length) + '.htm'
+      : u.pathname;
   u.pathname = page === 1 ? base : base.replace(/\.htm$/, `-${page}.htm`);
   u.searchParams.delete('showpage');
   return u.href;

@@ -10,21 +10,37 @@ const price = z
     currency: z
       .string()
       .nullable()
-      .describe('Currency as the card shows it: a symbol such as `$`, `€`, `£` or a code such as `CHF`; null with no price'),
+      .describe(
+        'Currency as the card shows it: a symbol such as `$`, `€`, `£` or a code such as `CHF`; null with no price',
+      ),
   })
   .meta({ id: 'WatchmarketPrice' });
 
 /** Spec §2.5 Listing. */
 export const listingSchema = z
   .object({
-    id: z.string().nullable().describe('Chrono24 listing id (the `--id<N>.htm` of its URL); null only for legacy card fragments without a link'),
-    url: z.string().nullable().describe('Absolute listing URL on the searched domain; null only for legacy card fragments without a link'),
+    id: z
+      .string()
+      .nullable()
+      .describe(
+        'Chrono24 listing id (the `--id<N>.htm` of its URL); null only for legacy card fragments without a link',
+      ),
+    url: z
+      .string()
+      .nullable()
+      .describe('Absolute listing URL on the searched domain; null only for legacy card fragments without a link'),
     badge: z.string().nullable().describe('Image badge such as "Promoted" or "Popular"; null when the card has none'),
     price,
     title: z.string().describe('First card line, e.g. "Rolex Submariner Date"'),
-    subtitle: z.string().nullable().describe('Second card line (reference, details), e.g. "116613LN"; null when absent'),
+    subtitle: z
+      .string()
+      .nullable()
+      .describe('Second card line (reference, details), e.g. "116613LN"; null when absent'),
     images: z.array(z.string()).describe('Image URLs of the card carousel (large size), in page order'),
-    location: z.string().nullable().describe('Seller country code as Chrono24 shows it (e.g. `US`, `JP`; the UK is `UK`)'),
+    location: z
+      .string()
+      .nullable()
+      .describe('Seller country code as Chrono24 shows it (e.g. `US`, `JP`; the UK is `UK`)'),
     shipping: z.string().nullable().describe('Shipping text as shown, e.g. "Free shipping", "+ $99 for shipping"'),
   })
   .strict()
@@ -49,14 +65,20 @@ export const priceStatsSchema = z
 
 export const searchResultSchema = z
   .object({
-    url: z.string().describe('The Chrono24 search URL fetched, after redirects (a recognised query lands on its canonical brand or model page)'),
+    url: z
+      .string()
+      .describe(
+        'The Chrono24 search URL fetched, after redirects (a recognised query lands on its canonical brand or model page)',
+      ),
     stats: z
       .object({
         price_stats: priceStatsSchema,
         total_results: z
           .number()
           .nullable()
-          .describe('Total listings of the search as the page states it ("9,140 listings"); null when the page does not state it'),
+          .describe(
+            'Total listings of the search as the page states it ("9,140 listings"); null when the page does not state it',
+          ),
       })
       .strict(),
     results: z.array(listingSchema),
@@ -64,7 +86,9 @@ export const searchResultSchema = z
       .object({
         current: z.number().describe('Page shown'),
         next: z.number().nullable().describe('Next page number; null on the last page'),
-        other_pages: z.array(z.number()).describe('Other page numbers the page links to (e.g. 2–5, 40, 80, 120, 153; the last is the final page)'),
+        other_pages: z
+          .array(z.number())
+          .describe('Other page numbers the page links to (e.g. 2–5, 40, 80, 120, 153; the last is the final page)'),
         has_next_page: z.boolean(),
       })
       .strict(),
@@ -79,7 +103,8 @@ const filterValueSchema = z
   .catchall(z.string())
   .meta({
     id: 'WatchmarketFilterValue',
-    description: '`label` plus one key named after the search parameter (for the dial colour group: `dial_color`) whose value is the code',
+    description:
+      '`label` plus one key named after the search parameter (for the dial colour group: `dial_color`) whose value is the code',
     examples: [{ label: 'Black', dial_color: '702' }],
   });
 

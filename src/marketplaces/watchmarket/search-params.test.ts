@@ -2,28 +2,82 @@ import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../errors.js';
 import { isMarketplaceHost } from '../catalog.js';
 import { FINDER_CATALOG } from './finder-catalog-data.js';
-import { DOMAINS, SEARCH_PARAM_MAP, buildSearchUrl, hostFor, mappingTableMarkdown, searchParamsSchema } from './search-params.js';
+import {
+  DOMAINS,
+  SEARCH_PARAM_MAP,
+  buildSearchUrl,
+  hostFor,
+  mappingTableMarkdown,
+  searchParamsSchema,
+} from './search-params.js';
 
 /** Spec §4.5: every filter parameter, in the spec's order. */
 const SPEC_FILTERS = [
-  'manufacturer', 'model', 'reference_number', 'case_material', 'case_diameter', 'thickness', 'lug_width', 'dial_color',
-  'dial_numbers', 'glass', 'bracelet_material', 'bracelet_color', 'clasp', 'clasp_material', 'movement_type', 'waterproof',
-  'bezel_material', 'functions', 'watch_category', 'watch_type', 'gender', 'styles', 'condition', 'used_or_new',
-  'common_certified', 'seller_type', 'merchant_id', 'dealer_performance_attributes', 'country', 'listing_type',
-  'checkout_available', 'stock_info', 'year', 'specials', 'other_attributes',
+  'manufacturer',
+  'model',
+  'reference_number',
+  'case_material',
+  'case_diameter',
+  'thickness',
+  'lug_width',
+  'dial_color',
+  'dial_numbers',
+  'glass',
+  'bracelet_material',
+  'bracelet_color',
+  'clasp',
+  'clasp_material',
+  'movement_type',
+  'waterproof',
+  'bezel_material',
+  'functions',
+  'watch_category',
+  'watch_type',
+  'gender',
+  'styles',
+  'condition',
+  'used_or_new',
+  'common_certified',
+  'seller_type',
+  'merchant_id',
+  'dealer_performance_attributes',
+  'country',
+  'listing_type',
+  'checkout_available',
+  'stock_info',
+  'year',
+  'specials',
+  'other_attributes',
 ];
 
 const url = (input: Record<string, string>) => new URL(buildSearchUrl(searchParamsSchema.parse(input)));
 const issues = (input: Record<string, string>) => {
   const r = searchParamsSchema.safeParse(input);
-  return r.success ? [] : r.error.issues.map((i) => ({ param: i.path.join('.') || (i as { keys?: string[] }).keys?.join(','), message: i.message }));
+  return r.success
+    ? []
+    : r.error.issues.map((i) => ({
+        param: i.path.join('.') || (i as { keys?: string[] }).keys?.join(','),
+        message: i.message,
+      }));
 };
 
 describe('the mapping table', () => {
   it('covers exactly the spec filter parameters, plus the spec table and query', () => {
     expect(SEARCH_PARAM_MAP.map((m) => m.param)).toEqual(SPEC_FILTERS);
     expect(Object.keys(searchParamsSchema.shape).sort()).toEqual(
-      ['query', 'currency', 'language', 'domain', 'page_size', 'sort_by', 'max_age_in_days', 'page', 'price_from', 'price_to', ...SPEC_FILTERS].sort(),
+      [
+        'query',
+        'currency',
+        'language',
+        'domain',
+        'page_size',
+        'sort_by',
+        'max_age_in_days',
+        'page',
+        'price_from',
+        'price_to',
+        ...SPEC_FILTERS,
+      ].sort(),
     );
   });
 
@@ -49,11 +103,22 @@ describe('buildSearchUrl', () => {
     const u = url({});
     expect(u.origin).toBe('https://www.chrono24.com');
     expect(u.pathname).toBe('/search/index.htm');
-    expect(Object.fromEntries(u.searchParams)).toEqual({ dosearch: 'true', currencyId: 'EUR', pageSize: '60', showpage: '1' });
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      dosearch: 'true',
+      currencyId: 'EUR',
+      pageSize: '60',
+      showpage: '1',
+    });
   });
 
   it('comma lists become repeated parameters, in order', () => {
-    const u = url({ dial_color: '702, 710,716', year: '2020,2021', country: 'de,GB,us', used_or_new: 'USED', stock_info: 'instock' });
+    const u = url({
+      dial_color: '702, 710,716',
+      year: '2020,2021',
+      country: 'de,GB,us',
+      used_or_new: 'USED',
+      stock_info: 'instock',
+    });
     expect(u.searchParams.getAll('dialColor')).toEqual(['702', '710', '716']);
     expect(u.searchParams.getAll('year')).toEqual(['2020', '2021']);
     expect(u.searchParams.getAll('countryIds')).toEqual(['DE', 'UK', 'US']);
@@ -63,12 +128,38 @@ describe('buildSearchUrl', () => {
 
   it('every supported filter reaches its Chrono24 parameter', () => {
     const sample: Record<string, string> = {
-      manufacturer: '221', model: '981', reference_number: '116610LN', case_material: '4', case_diameter: '40',
-      dial_color: '702', dial_numbers: '801', glass: '205', bracelet_material: '407', bracelet_color: '605', clasp: '503',
-      clasp_material: '1102', movement_type: '1', waterproof: '912', bezel_material: '1603', functions: '1022',
-      watch_category: '301', gender: '1401', styles: '1804', condition: '1302', used_or_new: 'used', common_certified: 'true',
-      seller_type: 'Dealer', merchant_id: '12345', dealer_performance_attributes: 'TopRating', country: 'FR',
-      listing_type: 'BuyItNow', checkout_available: 'yes', stock_info: 'InStock', year: '2020', specials: '102', other_attributes: '1208',
+      manufacturer: '221',
+      model: '981',
+      reference_number: '116610LN',
+      case_material: '4',
+      case_diameter: '40',
+      dial_color: '702',
+      dial_numbers: '801',
+      glass: '205',
+      bracelet_material: '407',
+      bracelet_color: '605',
+      clasp: '503',
+      clasp_material: '1102',
+      movement_type: '1',
+      waterproof: '912',
+      bezel_material: '1603',
+      functions: '1022',
+      watch_category: '301',
+      gender: '1401',
+      styles: '1804',
+      condition: '1302',
+      used_or_new: 'used',
+      common_certified: 'true',
+      seller_type: 'Dealer',
+      merchant_id: '12345',
+      dealer_performance_attributes: 'TopRating',
+      country: 'FR',
+      listing_type: 'BuyItNow',
+      checkout_available: 'yes',
+      stock_info: 'InStock',
+      year: '2020',
+      specials: '102',
+      other_attributes: '1208',
     };
     const u = url(sample);
     for (const m of SEARCH_PARAM_MAP) {
@@ -78,11 +169,28 @@ describe('buildSearchUrl', () => {
   });
 
   it('sorting, page size, paging, prices, max age, domain and currency', () => {
-    const u = url({ sort_by: 'price_desc', page_size: '120', page: '3', price_from: '5000', price_to: '20000', max_age_in_days: '7', domain: 'co.uk', currency: 'gbp', query: 'Rolex Submariner' });
+    const u = url({
+      sort_by: 'price_desc',
+      page_size: '120',
+      page: '3',
+      price_from: '5000',
+      price_to: '20000',
+      max_age_in_days: '7',
+      domain: 'co.uk',
+      currency: 'gbp',
+      query: 'Rolex Submariner',
+    });
     expect(u.host).toBe('www.chrono24.co.uk');
     expect(Object.fromEntries(u.searchParams)).toEqual({
-      dosearch: 'true', query: 'Rolex Submariner', currencyId: 'GBP', pageSize: '120', showpage: '3', sortorder: '11',
-      maxAgeInDays: '7', priceFrom: '5000', priceTo: '20000',
+      dosearch: 'true',
+      query: 'Rolex Submariner',
+      currencyId: 'GBP',
+      pageSize: '120',
+      showpage: '3',
+      sortorder: '11',
+      maxAgeInDays: '7',
+      priceFrom: '5000',
+      priceTo: '20000',
     });
     expect(url({ sort_by: 'price_asc' }).searchParams.get('sortorder')).toBe('1');
     expect(url({ sort_by: 'age_desc' }).searchParams.get('sortorder')).toBe('5');
@@ -159,7 +267,9 @@ describe('filters by label (issue 19)', () => {
   it('a model name resolves within the given manufacturer; a model of another brand is a 400 naming model', () => {
     expect(url({ manufacturer: 'Rolex', model: 'Submariner Date' }).searchParams.getAll('models')).toEqual(['981']);
     expect(url({ model: 'submariner date' }).searchParams.getAll('models')).toEqual(['981']);
-    expect(() => url({ manufacturer: 'Omega', model: 'Submariner Date' })).toThrow(/^model: unknown value "Submariner Date" among the models of the manufacturer given/);
+    expect(() => url({ manufacturer: 'Omega', model: 'Submariner Date' })).toThrow(
+      /^model: unknown value "Submariner Date" among the models of the manufacturer given/,
+    );
   });
 
   it('a partial name is not guessed: model=Submariner answers 400 with the Submariner models as the closest', () => {

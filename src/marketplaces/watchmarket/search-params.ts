@@ -80,10 +80,25 @@ export const SEARCH_PARAM_MAP: readonly FilterMapping[] = [
   { param: 'styles', upstream: 'styles', check: { kind: 'codes' }, source: 'F, I' },
   { param: 'condition', upstream: 'condition', check: { kind: 'codes' }, source: 'I' },
   { param: 'used_or_new', upstream: 'usedOrNew', check: { kind: 'codes' }, source: 'F, I' },
-  { param: 'common_certified', upstream: 'certified', check: { kind: 'codes' }, source: 'F (the pill sends certified=true)' },
+  {
+    param: 'common_certified',
+    upstream: 'certified',
+    check: { kind: 'codes' },
+    source: 'F (the pill sends certified=true)',
+  },
   { param: 'seller_type', upstream: 'sellerType', check: { kind: 'codes' }, source: 'I' },
-  { param: 'merchant_id', upstream: 'merchantId', check: { kind: 'ids' }, source: 'metaData vueFilter.hidden.merchantId' },
-  { param: 'dealer_performance_attributes', upstream: 'dealerPerformanceAttributes', check: { kind: 'codes' }, source: 'I' },
+  {
+    param: 'merchant_id',
+    upstream: 'merchantId',
+    check: { kind: 'ids' },
+    source: 'metaData vueFilter.hidden.merchantId',
+  },
+  {
+    param: 'dealer_performance_attributes',
+    upstream: 'dealerPerformanceAttributes',
+    check: { kind: 'codes' },
+    source: 'I',
+  },
   { param: 'country', upstream: 'countryIds', check: { kind: 'country' }, source: 'F, I' },
   { param: 'listing_type', upstream: 'listingType', check: { kind: 'codes' }, source: 'I' },
   { param: 'checkout_available', upstream: 'checkoutAvailable', check: { kind: 'codes' }, source: 'I' },
@@ -112,9 +127,43 @@ export const DOMAINS = CHRONO24_DOMAINS;
 
 /** Currencies Chrono24 formats (`window.metaData.currencyFormats` of the 2026 capture). */
 export const CURRENCIES = [
-  'AED', 'AUD', 'BHD', 'BRL', 'CAD', 'CHF', 'CLP', 'CNY', 'CZK', 'DKK', 'EUR', 'GBP', 'HKD', 'HRK', 'HUF', 'IDR',
-  'INR', 'JPY', 'KRW', 'KWD', 'MXN', 'MYR', 'NOK', 'NZD', 'OMR', 'PHP', 'PLN', 'QAR', 'RON', 'RUB', 'SEK', 'SGD',
-  'THB', 'TRY', 'TWD', 'USD', 'ZAR',
+  'AED',
+  'AUD',
+  'BHD',
+  'BRL',
+  'CAD',
+  'CHF',
+  'CLP',
+  'CNY',
+  'CZK',
+  'DKK',
+  'EUR',
+  'GBP',
+  'HKD',
+  'HRK',
+  'HUF',
+  'IDR',
+  'INR',
+  'JPY',
+  'KRW',
+  'KWD',
+  'MXN',
+  'MYR',
+  'NOK',
+  'NZD',
+  'OMR',
+  'PHP',
+  'PLN',
+  'QAR',
+  'RON',
+  'RUB',
+  'SEK',
+  'SGD',
+  'THB',
+  'TRY',
+  'TWD',
+  'USD',
+  'ZAR',
 ] as const;
 
 /** One label index per catalog group, keyed by Chrono24 parameter (built once: 545 brands, ~160 countries). */
@@ -143,7 +192,11 @@ export function splitList(value: string): string[] {
  * @example normaliseFilterValues(mappingFor('dial_color')!, '702, blue') // → { values: ['702', '710'] }
  * @example normaliseFilterValues(mappingFor('manufacturer')!, 'Rolex,A. Lange & Sohne') // → { values: ['221', '1'] }
  */
-export function normaliseFilterValues(m: FilterMapping, raw: string, ctx: FilterContext = {}): { values: string[] } | { error: string } {
+export function normaliseFilterValues(
+  m: FilterMapping,
+  raw: string,
+  ctx: FilterContext = {},
+): { values: string[] } | { error: string } {
   const check = m.check;
   if (check.kind === 'unsupported') return { error: check.why };
   const index = m.upstream ? INDEX_BY_UPSTREAM.get(m.upstream) : undefined;
@@ -151,18 +204,33 @@ export function normaliseFilterValues(m: FilterMapping, raw: string, ctx: Filter
   if (items.length === 0) return { error: 'must list at least one value' };
   switch (check.kind) {
     case 'codes':
-      return resolveAll(m, items, index, ctx, (item) => index?.values.find((v) => v.code.toLowerCase() === item.toLowerCase())?.code);
+      return resolveAll(
+        m,
+        items,
+        index,
+        ctx,
+        (item) => index?.values.find((v) => v.code.toLowerCase() === item.toLowerCase())?.code,
+      );
     case 'ids':
       // Open id spaces: any numeric id goes through (the catalog lists the ids we know, not all of Chrono24's).
-      if (!index) return items.every((i) => /^\d{1,12}$/.test(i)) ? { values: items } : { error: 'must be numeric Chrono24 ids, e.g. 221' };
+      if (!index)
+        return items.every((i) => /^\d{1,12}$/.test(i))
+          ? { values: items }
+          : { error: 'must be numeric Chrono24 ids, e.g. 221' };
       return resolveAll(m, items, index, ctx, (item) => (/^\d{1,12}$/.test(item) ? item : undefined));
     case 'country':
       // Chrono24 spells the United Kingdom `UK` (notes §2), the ISO code is GB; a country name resolves to its code.
-      return resolveAll(m, items, index, ctx, (item) => (/^[A-Za-z]{2}$/.test(item) ? (item.toUpperCase() === 'GB' ? 'UK' : item.toUpperCase()) : undefined));
+      return resolveAll(m, items, index, ctx, (item) =>
+        /^[A-Za-z]{2}$/.test(item) ? (item.toUpperCase() === 'GB' ? 'UK' : item.toUpperCase()) : undefined,
+      );
     case 'years':
-      return items.every((i) => /^(1[6-9]|20)\d\d$/.test(i)) ? { values: items } : { error: 'must be four-digit years, e.g. 2020,2021' };
+      return items.every((i) => /^(1[6-9]|20)\d\d$/.test(i))
+        ? { values: items }
+        : { error: 'must be four-digit years, e.g. 2020,2021' };
     case 'millimetres':
-      return items.every((i) => /^\d{1,3}$/.test(i)) ? { values: items } : { error: 'must be whole millimetres, e.g. 40' };
+      return items.every((i) => /^\d{1,3}$/.test(i))
+        ? { values: items }
+        : { error: 'must be whole millimetres, e.g. 40' };
     case 'text':
       return { values: items };
   }
@@ -215,19 +283,21 @@ function filterField(m: FilterMapping) {
         (m.check.kind === 'codes' || INDEX_BY_UPSTREAM.has(m.upstream ?? '')
           ? ' Codes or labels from the finder (labels match case- and accent-insensitively); an unknown or ambiguous value answers 400 with the closest labels.'
           : '');
-  return z
-    .string()
-    // Every value goes into the Chrono24 URL: an unbounded list or text would make an URL upstream refuses (414/431).
-    .max(FILTER_MAX_LENGTH, `must be at most ${FILTER_MAX_LENGTH} characters`)
-    .optional()
-    .superRefine((v, ctx) => {
-      // Over-long values already failed max(): resolving thousands of names would only cost time.
-      if (v === undefined || v.length > FILTER_MAX_LENGTH) return;
-      // A model name several brands share is settled in buildSearchUrl, which knows the manufacturer.
-      const r = normaliseFilterValues(m, v, { allowAmbiguous: m.param === 'model' });
-      if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
-    })
-    .describe(desc);
+  return (
+    z
+      .string()
+      // Every value goes into the Chrono24 URL: an unbounded list or text would make an URL upstream refuses (414/431).
+      .max(FILTER_MAX_LENGTH, `must be at most ${FILTER_MAX_LENGTH} characters`)
+      .optional()
+      .superRefine((v, ctx) => {
+        // Over-long values already failed max(): resolving thousands of names would only cost time.
+        if (v === undefined || v.length > FILTER_MAX_LENGTH) return;
+        // A model name several brands share is settled in buildSearchUrl, which knows the manufacturer.
+        const r = normaliseFilterValues(m, v, { allowAmbiguous: m.param === 'model' });
+        if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+      })
+      .describe(desc)
+  );
 }
 
 const intParam = (min: number, max: number) =>
@@ -236,7 +306,12 @@ const intParam = (min: number, max: number) =>
 /** The query-string parameters of `watchmarket.search` (all arrive as strings; numbers are coerced). */
 export const searchParamsSchema = z
   .object({
-    query: z.string().trim().max(200).optional().describe('Free text, as typed in the Chrono24 search box (e.g. `Rolex Submariner`)'),
+    query: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .describe('Free text, as typed in the Chrono24 search box (e.g. `Rolex Submariner`)'),
     currency: z
       .string()
       .trim()
@@ -249,7 +324,9 @@ export const searchParamsSchema = z
       .trim()
       .regex(/^[a-z]{2}[_-][A-Za-z]{2}$/, 'must look like en_US or de_DE')
       .default('en_US')
-      .describe('Sent as Accept-Language. Chrono24 picks its language from the domain (com → English, de → German); it has no language URL parameter'),
+      .describe(
+        'Sent as Accept-Language. Chrono24 picks its language from the domain (com → English, de → German); it has no language URL parameter',
+      ),
     domain: z
       .string()
       .trim()
@@ -267,8 +344,12 @@ export const searchParamsSchema = z
       })
       .default('relevance')
       .refine((v) => v !== 'age_asc', AGE_ASC_REFUSAL)
-      .describe('`sortorder`: relevance (omitted), price_asc 1, price_desc 11, age_desc 5. age_asc answers 400: Chrono24 has no oldest-first order'),
-    max_age_in_days: intParam(0, 3650).default(0).describe('Only listings at most this many days old (`maxAgeInDays`); 0 = no limit'),
+      .describe(
+        '`sortorder`: relevance (omitted), price_asc 1, price_desc 11, age_desc 5. age_asc answers 400: Chrono24 has no oldest-first order',
+      ),
+    max_age_in_days: intParam(0, 3650)
+      .default(0)
+      .describe('Only listings at most this many days old (`maxAgeInDays`); 0 = no limit'),
     page: intParam(1, 10_000).default(1).describe('Page number (`showpage`)'),
     price_from: intParam(0, 1e9).optional().describe('Minimum price in `currency` (`priceFrom`)'),
     price_to: intParam(0, 1e9).optional().describe('Maximum price in `currency` (`priceTo`)'),

@@ -61,7 +61,10 @@ export const watchmarketSearch = defineOperation({
   async fetch(ctx, p): Promise<SearchBodies> {
     const get = async (url: string, label: string): Promise<UpstreamResponse> => {
       // Cloudflare challenges (whatever their status) are judged by the client: they never reach here.
-      const res = await ctx.http.request({ url, expect: 'html', label, headers: { 'accept-language': acceptLanguage(p.language) } }, ctx);
+      const res = await ctx.http.request(
+        { url, expect: 'html', label, headers: { 'accept-language': acceptLanguage(p.language) } },
+        ctx,
+      );
       expectOk(res, 'watchmarket', 'search page');
       return res;
     };
@@ -90,7 +93,9 @@ export const watchmarketSearch = defineOperation({
     // A saved page has no fetch URL: use the canonical URL it names, else the URL these parameters would fetch.
     const given = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
     const fallback = searchParamsSchema.safeParse(given);
-    const url = canonicalUrlOf(pages) ?? (fallback.success ? buildSearchUrl(fallback.data) : 'https://www.chrono24.com/search/index.htm');
+    const url =
+      canonicalUrlOf(pages) ??
+      (fallback.success ? buildSearchUrl(fallback.data) : 'https://www.chrono24.com/search/index.htm');
     return { url, pages };
   },
 });

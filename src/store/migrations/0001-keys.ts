@@ -39,6 +39,7 @@ export const keysMigration: Migration = {
       .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
-    for (const t of ['legacy_imports', 'usage_counts', 'store_versions', 'api_keys']) await db.schema.dropTable(t).execute();
+    for (const t of ['legacy_imports', 'usage_counts', 'store_versions', 'api_keys'])
+      await db.schema.dropTable(t).execute();
   },
 };

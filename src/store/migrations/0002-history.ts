@@ -68,7 +68,11 @@ async function up(db: Kysely<any>): Promise<void> {
     .on('history_prices')
     .columns(['lookup_key', 'observed_at', 'size', 'kind', 'condition', 'currency', 'amount'])
     .execute();
-  await db.schema.createIndex('history_prices_product').on('history_prices').columns(['marketplace', 'product_id', 'observed_at']).execute();
+  await db.schema
+    .createIndex('history_prices_product')
+    .on('history_prices')
+    .columns(['marketplace', 'product_id', 'observed_at'])
+    .execute();
   await db.schema.createIndex('history_prices_observed').on('history_prices').columns(['observed_at']).execute();
 
   // Scheduled jobs (src/schedule): tracked products now, other kinds (canaries) later.
@@ -89,5 +93,6 @@ async function up(db: Kysely<any>): Promise<void> {
 }
 
 async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['schedule_jobs', 'history_prices', 'history_variants', 'history_products']) await db.schema.dropTable(t).ifExists().execute();
+  for (const t of ['schedule_jobs', 'history_prices', 'history_variants', 'history_products'])
+    await db.schema.dropTable(t).ifExists().execute();
 }
