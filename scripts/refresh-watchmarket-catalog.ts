@@ -27,6 +27,8 @@ import {
 } from '../src/marketplaces/watchmarket/catalog-refresh.js';
 import { FINDER_CATALOG_FILE } from '../src/marketplaces/watchmarket/finder-catalog-data.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
+import { judgeAnswer } from '../src/upstream/block-detection.js';
+import { watchmarketMarketplace } from '../src/marketplaces/watchmarket/marketplace.js';
 
 const DEFAULT_PAGES = [
   'https://www.chrono24.com/search/index.htm?dosearch=true',
@@ -60,9 +62,9 @@ export function parseArgs(args: string[]): RefreshArgs {
   return r;
 }
 
-/** A saved page that is Cloudflare's challenge instead of Chrono24's: saving happened before the check cleared. */
+/** A saved page that is a bot challenge instead of Chrono24's (saved before the check cleared): the client's judge says. */
 const looksLikeChallenge = (html: string): boolean =>
-  /<title>Just a moment|cf-challenge|challenge-platform/i.test(html) && !/manufacturerIds|js-listing-item/.test(html);
+  judgeAnswer({ status: 200, headers: {}, body: html }, { expect: 'html' }, watchmarketMarketplace) !== undefined;
 
 async function fetchLive(urls: string[], found: FoundCode[]): Promise<boolean> {
   const config = loadConfig();
