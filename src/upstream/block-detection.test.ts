@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
-import { judgeAnswer } from './block-detection.js';
+import { detectBlock, judgeAnswer } from './block-detection.js';
+import { AKAMAI_DENIAL, CLOUDFLARE_CHALLENGE, PERIMETERX_BLOCK } from '../../test/support/upstream-fixtures.js';
 
 const html = (body: string, status = 200) => ({ status, headers: { 'content-type': 'text/html' }, body });
 const page = { expect: 'html' as const };
@@ -54,5 +55,42 @@ describe('judgeAnswer with a marketplace descriptor', () => {
   it('the warm-up (not data) counts only decisive markers', () => {
     const home = '<html><script src="/cdn-cgi/challenge-platform/x.js"></script>home</html>';
     expect(judgeAnswer(html(home), page, chrono24, { data: false })).toBeUndefined();
+  });
+});
+
+describe('detectBlock', () => {
+  const html = { 'content-type': 'text/html' };
+  it.each([
+    [403, html, CLOUDFLARE_CHALLENGE, 'Cloudflare challenge'],
+    [503, html, CLOUDFLARE_CHALLENGE, 'Cloudflare challenge'],
+    [403, {}, JSON.stringify(PERIMETERX_BLOCK), 'PerimeterX'],
+    [
+      403,
+      html,
+      '<html><title>Access to this page has been denied</title><div id="px-captcha"></div></html>',
+      'PerimeterX',
+    ],
+    [403, html, AKAMAI_DENIAL, 'Akamai'],
+    [429, html, '<html><head><title>Captcha</title></head><div class="g-recaptcha"></div></html>', 'captcha'],
+  ])('HTTP %i with markers → blocked (%#)', (status, headers, body, name) => {
+    expect(detectBlock(status, headers, body, 'json')?.reason).toContain(name);
+    expect(detectBlock(status, headers, body, 'html')?.reason).toContain(name);
+  });
+
+  it('cf-mitigated: challenge is a block whatever the status and body', () => {
+    expect(detectBlock(200, { 'cf-mitigated': 'challenge' }, '{}', 'json')).toBeDefined();
+  });
+
+  it('HTML where JSON was expected is a block; on an HTML page it is data', () => {
+    expect(detectBlock(200, html, '  <!doctype html><p>x</p>', 'json')).toBeDefined();
+    expect(detectBlock(200, html, '<!doctype html><p>x</p>', 'html')).toBeUndefined();
+  });
+
+  it('plain errors and data are not blocks', () => {
+    expect(detectBlock(404, {}, '{"error":"not found"}', 'json')).toBeUndefined();
+    expect(detectBlock(503, html, '<html>maintenance</html>', 'json')).toBeUndefined();
+    expect(detectBlock(200, {}, '[{"a":1}]', 'json')).toBeUndefined();
+    // A product page that merely mentions "Access Denied" with a 200 is data.
+    expect(detectBlock(200, html, '<html>Access Denied Reference #1</html>', 'html')).toBeUndefined();
   });
 });
