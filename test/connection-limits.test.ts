@@ -16,6 +16,10 @@ const ACCEPT_LAG_MS = 8000;
 
 let app: FastifyInstance | undefined;
 const opened: Socket[] = [];
+/** Connections the server has accepted (refused ones included) since `listen`. */
+let accepted = 0;
+/** Each accepted connection as the server saw it: when accepted, when closed. */
+let serverSide: Array<{ at: number; closedAt?: number; silent: boolean }> = [];
 
 afterEach(async () => {
   for (const s of opened.splice(0)) s.destroy();
@@ -32,6 +36,15 @@ async function listen(env: Record<string, string>): Promise<number> {
   // A backlog as deep as the kernel allows: with the default (511), a burst of connections that outruns the server's
   // accepts leaves client-side "connected" sockets the server never sees, and so can never close.
   await app.listen({ host: '127.0.0.1', port: 0, backlog: 4096 });
+  accepted = 0;
+  serverSide = [];
+  app.server.on('connection', (socket: Socket) => {
+    accepted++;
+    const entry: { at: number; closedAt?: number; silent: boolean } = { at: Date.now(), silent: true };
+    serverSide.push(entry);
+    socket.once('data', () => (entry.silent = false));
+    socket.once('close', () => (entry.closedAt = Date.now()));
+  });
   return (app.server.address() as { port: number }).port;
 }
 
@@ -45,7 +58,12 @@ interface Silent {
 async function silentSockets(port: number, n: number): Promise<Silent[]> {
   const out: Silent[] = [];
   const batch = 100;
+  const acceptedBefore = accepted;
   for (let i = 0; i < n; i += batch) {
+    // Paced by the server's accepts: a burst that outruns them overflows the kernel's accept queue, whose dropped
+    // handshakes leave client-side "connected" sockets the server sees only seconds later (or never).
+    const acceptBy = Date.now() + ACCEPT_LAG_MS;
+    while (accepted - acceptedBefore < i && Date.now() < acceptBy) await new Promise((r) => setTimeout(r, 2));
     await Promise.all(
       Array.from({ length: Math.min(batch, n - i) }, () => {
         return new Promise<void>((resolve, reject) => {
@@ -100,12 +118,20 @@ describe('client connection limits', () => {
       await sleep(100);
     polling = false;
     await poller;
-    expect(sockets.filter((s) => s.closedAt === undefined)).toHaveLength(0);
-    // Each one closed IDLE_MS after the server accepted it, never before. The client's connect can precede that accept
-    // by seconds while 5 000 connections queue in the kernel's backlog on a busy 2-core machine: hence the slack.
-    const lifetimes = sockets.map((s) => s.closedAt! - s.connectedAt);
-    expect(Math.max(...lifetimes)).toBeLessThan(IDLE_MS + ACCEPT_LAG_MS);
+    // The service's side: every silent connection it accepted was closed IDLE_MS after its accept, never before, and
+    // it holds none now.
+    const silent = serverSide.filter((c) => c.silent);
+    expect(silent.length).toBeGreaterThanOrEqual(4900);
+    expect(silent.filter((c) => c.closedAt === undefined)).toHaveLength(0);
+    const lifetimes = silent.map((c) => c.closedAt! - c.at);
     expect(Math.min(...lifetimes)).toBeGreaterThanOrEqual(IDLE_MS - 50);
+    expect(Math.max(...lifetimes)).toBeLessThan(IDLE_MS + 1000);
+    expect(app!.marketlens.connections.open).toBe(0);
+    // The clients' side saw those closes, except for handshakes the kernel completed only on the client's side: a
+    // burst of 5 000 connects overflows the server's SYN and accept queues (SYN cookies then keep no server state),
+    // leaving a client socket "connected" to nothing the service can see. Measured here: 0 to 3 % of a run.
+    const unseen = sockets.filter((s) => s.closedAt === undefined).length;
+    expect(unseen, `${unseen} client sockets never saw a close`).toBeLessThan(sockets.length * 0.05);
     expect(health.length).toBeGreaterThan(5);
     expect(health.filter((h) => h.status !== 200)).toEqual([]);
     expect((await healthz(port)).status).toBe(200);

@@ -110,6 +110,8 @@ class Scope implements LookupScope {
 interface Attempt {
   tier: FetchTier;
   signal: AbortSignal;
+  /** When `signal` fires at the latest (ms since epoch). */
+  endsAt: number;
   st: MarketplaceState;
   session: Session;
 }
@@ -318,7 +320,7 @@ export class ResilientHttpClient implements HttpClient {
       () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
       budget,
     );
-    const a: Attempt = { tier, signal: controller.signal, st, session };
+    const a: Attempt = { tier, signal: controller.signal, endsAt: Date.now() + budget, st, session };
     // request() made sure ctx.scope is this client's own Scope.
     const scope = ctx.scope instanceof Scope ? ctx.scope : undefined;
     const t0 = performance.now();
@@ -410,6 +412,7 @@ export class ResilientHttpClient implements HttpClient {
         headers,
         ...(body !== undefined ? { body } : {}),
         signal: a.signal,
+        endsAt: a.endsAt,
       });
       for (const c of res.headers.getSetCookie()) a.session.jar.setCookie(c, real.href);
       const location = res.headers.get('location');
@@ -468,6 +471,7 @@ export class ResilientHttpClient implements HttpClient {
       },
       ...(req.body !== undefined ? { body: req.body } : {}),
       signal: a.signal,
+      endsAt: a.endsAt,
     });
     const text = await this.readBody(res, a.st.descriptor.id);
     return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };

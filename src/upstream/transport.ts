@@ -8,6 +8,8 @@ export interface WireRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /** When `signal` fires at the latest (ms since epoch): the attempt's timeout or the lookup's deadline. */
+  endsAt?: number;
 }
 
 export interface WireResponse {
