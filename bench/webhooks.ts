@@ -5,11 +5,16 @@
  * Deliveries go over loopback HTTP to a receiver in a child process (its own event loop), which measures the lag from
  * the observation being handed to the engine to the signed POST arriving. Reported: delivery lag p50/p99/max,
  * deliveries/s, and this process's RSS/heap before and at the end. SQLite in a temp dir (the default engine).
+ * BENCH_WEBHOOK_REDIS=redis://… dispatches through BullMQ there (as with MARKETLENS_REDIS_URL; under a prefix of its
+ * own, deleted afterwards), the database sweep at its default 30 s; results then go to webhooks-bullmq-results.json.
+ * BENCH_WEBHOOK_DATABASE_URL=postgres://… runs on that (empty) PostgreSQL database instead of SQLite.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { AlertEngine } from '../src/alerts/engine.js';
 import type { AlertTables } from '../src/alerts/schema.js';
@@ -20,6 +25,9 @@ import { envInt, mb, quantile, round, table } from './lib/stats.js';
 const SUBS = envInt('BENCH_WEBHOOK_SUBS', 10_000);
 const RATE = envInt('BENCH_WEBHOOK_RATE', 1_000);
 const SECONDS = envInt('BENCH_WEBHOOK_SECONDS', 10);
+const REDIS = process.env.BENCH_WEBHOOK_REDIS || undefined;
+const DATABASE_URL = process.env.BENCH_WEBHOOK_DATABASE_URL || undefined;
+const PREFIX = `marketlens-bench:${randomUUID().slice(0, 8)}:`;
 
 if (process.argv[2] === 'receiver') {
   // Child: answer 204, keep the lag of every delivery.
@@ -40,12 +48,14 @@ if (process.argv[2] === 'receiver') {
   const dir = mkdtempSync(join(tmpdir(), 'marketlens-bench-webhooks-'));
   const child = fork(process.argv[1]!, ['receiver'], { execArgv: process.execArgv });
   const port = await new Promise<number>((r) => child.once('message', (m: any) => r(m.port)));
-  const store = await openStore({ dataDir: dir });
+  const store = await openStore({ dataDir: dir, databaseUrl: DATABASE_URL });
   const engine = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: { allowHttp: true, allowPrivate: true },
     log: { warn: (o, m) => console.warn(m, o), error: (o, m) => console.error(m, o) },
+    redis: REDIS ? { url: REDIS, prefix: PREFIX } : undefined,
   });
+  console.log(`dispatch: ${REDIS ? `BullMQ on ${REDIS}` : 'database loop'}; ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
   console.log(`creating ${SUBS} subscriptions…`);
   for (let i = 0; i < SUBS; i++) {
     await engine.subscriptions.create('bench', {
@@ -114,6 +124,8 @@ if (process.argv[2] === 'receiver') {
   child.send('report');
   const lags = await new Promise<number[]>((r) => child.once('message', (m: any) => r(m.lags)));
   const result = {
+    dispatch: REDIS ? 'bullmq' : 'database',
+    database: DATABASE_URL ? 'postgres' : 'sqlite',
     subscriptions: SUBS,
     rate_per_s: RATE,
     seconds: SECONDS,
@@ -154,11 +166,22 @@ if (process.argv[2] === 'receiver') {
     ),
   );
   writeFileSync(
-    join(import.meta.dirname, 'webhooks-results.json'),
+    join(import.meta.dirname, REDIS ? 'webhooks-bullmq-results.json' : 'webhooks-results.json'),
     JSON.stringify({ when: new Date().toISOString(), ...result }, null, 2),
   );
   await engine.close();
   await store.close();
+  if (REDIS) {
+    // This run's keys only (the queue under PREFIX): other users of the server keep theirs.
+    const redis = new Redis(REDIS);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+  }
   child.kill();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -2,14 +2,17 @@
  * The alert engine: observations in (history.onObserved → handleObservations; liveResults.onFailure →
  * handleFailure), queued signed deliveries out. The listeners run on the lookup path, so they only queue the work
  * and return; detection, fan-out and enqueueing happen in order in the background, in grouped transactions.
+ * Deliveries are queued in the database; with Redis configured, BullMQ dispatches them (dispatch-bullmq.ts) and the
+ * database loop only sweeps for what Redis lost.
  */
 import type { Kysely } from 'kysely';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
 import { detectChanges, detectFailure } from './detect.js';
+import { BullmqDispatch } from './dispatch-bullmq.js';
 import { TEST_EVENT, type DetectedEvent, type WebhookMessage } from './events.js';
 import { messagesFor } from './match.js';
-import { DeliveryQueue, type QueuedMessage } from './queue.js';
+import { DeliveryQueue, type Enqueued, type QueuedMessage } from './queue.js';
 import type { AlertTables } from './schema.js';
 import { createSender, type Sender } from './send.js';
 import { AlertState } from './state.js';
@@ -27,6 +30,8 @@ export interface AlertEngineOptions {
   timeoutMs?: number;
   /** Tests replace the HTTP sender. */
   sender?: Sender;
+  /** MARKETLENS_REDIS_URL / _PREFIX: deliveries are dispatched through BullMQ there. */
+  redis?: { url: string; prefix: string };
 }
 
 /** Observations waiting for detection beyond which a warning is logged (the database is not keeping up). */
@@ -43,6 +48,8 @@ export class AlertEngine {
   readonly policy: TargetPolicy;
   private readonly state: AlertState;
   private readonly worker: DeliveryWorker;
+  private readonly dispatch?: BullmqDispatch;
+  private readonly timing: DeliveryTiming;
   private readonly sender: Sender;
   private readonly log: AlertEngineOptions['log'];
   private readonly db: Kysely<AlertTables>;
@@ -57,24 +64,35 @@ export class AlertEngine {
     this.queue = new DeliveryQueue(options.db);
     this.state = new AlertState(options.db);
     this.sender = options.sender ?? createSender(options.policy, options.timeoutMs ?? 10_000);
-    this.worker = new DeliveryWorker(
-      this.queue,
-      this.subscriptions,
-      this.sender,
-      { ...DEFAULT_TIMING, ...options.timing },
-      options.log,
-    );
+    this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, options.log);
+    if (options.redis)
+      this.dispatch = new BullmqDispatch({
+        redisUrl: options.redis.url,
+        prefix: options.redis.prefix,
+        queue: this.queue,
+        worker: this.worker,
+        timing: this.timing,
+        log: options.log,
+      });
   }
 
   /** Starts delivering (claiming due deliveries, including those left by a previous run). */
   start(): void {
-    this.worker.start();
+    this.dispatch?.start();
+    this.worker.start(this.dispatch ? this.timing.sweepMs : this.timing.pollMs);
   }
 
   async close(): Promise<void> {
     await this.idle();
-    await this.worker.stop();
+    await Promise.all([this.dispatch?.close(), this.worker.stop()]);
     this.sender.close();
+  }
+
+  /** A subscription was enabled again: deliver what it has queued. */
+  resumed(subscriptionId: string): void {
+    if (this.dispatch) this.dispatch.resume(subscriptionId);
+    else this.worker.wake();
   }
 
   handleObservations(batch: ObservationBatch): void {
@@ -100,8 +118,16 @@ export class AlertEngine {
         message: 'Test delivery from marketlens: your endpoint is reachable and verifies signatures.',
       },
     };
-    await this.queue.enqueue([{ subscriptionId: sub.id, eventType: TEST_EVENT, payload: JSON.stringify(message) }]);
-    this.worker.wake();
+    this.queued(
+      await this.queue.enqueue([{ subscriptionId: sub.id, eventType: TEST_EVENT, payload: JSON.stringify(message) }]),
+    );
+  }
+
+  /** Committed deliveries go out: through BullMQ when configured, else the database loop looks now. */
+  private queued(enqueued: Enqueued[]): void {
+    if (enqueued.length === 0) return;
+    if (this.dispatch) this.dispatch.notify(enqueued);
+    else this.worker.wake();
   }
 
   private enqueueWork(detect: Work): void {
@@ -129,7 +155,7 @@ export class AlertEngine {
             for (const detect of group) events.push(...(await detect(state)));
             return this.fanOut(events, index, new DeliveryQueue(trx));
           });
-          if (queued > 0) this.worker.wake();
+          this.queued(queued);
           break;
         } catch (e) {
           if (attempt < GROUP_ATTEMPTS) continue;
@@ -143,8 +169,8 @@ export class AlertEngine {
     }
   }
 
-  private async fanOut(events: DetectedEvent[], index: SubscriptionIndex, queue: DeliveryQueue): Promise<number> {
-    if (events.length === 0) return 0;
+  private async fanOut(events: DetectedEvent[], index: SubscriptionIndex, queue: DeliveryQueue): Promise<Enqueued[]> {
+    if (events.length === 0) return [];
     const now = new Date();
     const queued: QueuedMessage[] = [];
     for (const event of events) {
@@ -153,7 +179,6 @@ export class AlertEngine {
           queued.push({ subscriptionId: sub.id, eventType: m.type, payload: JSON.stringify(m) });
       }
     }
-    await queue.enqueue(queued);
-    return queued.length;
+    return queue.enqueue(queued);
   }
 }

@@ -36,6 +36,7 @@ export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Pr
     db: store.db as unknown as Kysely<AlertTables>,
     policy: deps.config.webhooks,
     log: app.log,
+    redis: deps.config.redisUrl ? { url: deps.config.redisUrl, prefix: deps.config.redisPrefix } : undefined,
     ...deps.engine,
   });
   app.decorate('alerts', engine);

@@ -3,7 +3,8 @@
  * attempt count must still be what the claimer read), so of several instances polling the same rows exactly one
  * wins each attempt. Only the head of each subscription's queue (its lowest pending seq) is claimable, which keeps
  * deliveries in order per subscription. A claim is a lease: an instance killed mid-delivery loses it after
- * `leaseMs` and the row is claimed again, so a crash loses nothing.
+ * `leaseMs` and the row is claimed again, so a crash loses nothing. With Redis configured, BullMQ jobs say when to
+ * claim which subscription's head (claimHead, dispatch-bullmq.ts); the rows stay here, the record and the order.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
@@ -25,6 +26,22 @@ export interface Claimed {
   attempts: number;
   firstAttemptAt: number;
   lease: string;
+}
+
+/** A queued delivery, as the dispatcher names it. */
+export interface Enqueued {
+  id: string;
+  subscriptionId: string;
+}
+
+/** The first unfinished delivery of an enabled subscription: what has to happen next for it, and when. */
+export interface Head {
+  id: string;
+  subscriptionId: string;
+  status: 'pending' | 'inflight';
+  attempts: number;
+  /** pending: when it is due; inflight: when its lease expires. */
+  at: number;
 }
 
 export type Outcome =
@@ -51,7 +68,16 @@ type HeadQuery = SelectQueryBuilder<
   'd' | 's',
   Pick<
     AlertDeliveriesTable,
-    'seq' | 'id' | 'subscription_id' | 'event_type' | 'payload' | 'attempts' | 'status' | 'first_attempt_at'
+    | 'seq'
+    | 'id'
+    | 'subscription_id'
+    | 'event_type'
+    | 'payload'
+    | 'attempts'
+    | 'status'
+    | 'first_attempt_at'
+    | 'next_attempt_at'
+    | 'locked_until'
   >
 >;
 
@@ -64,11 +90,30 @@ function nextSeq(now: number): string {
   return `${String(now).padStart(15, '0')}-${String(counter).padStart(9, '0')}-${instance}`;
 }
 
+function toHead(r: {
+  id: string;
+  subscription_id: string;
+  status: AlertDeliveriesTable['status'];
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+}): Head {
+  const inflight = r.status === 'inflight';
+  return {
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    status: inflight ? 'inflight' : 'pending',
+    attempts: Number(r.attempts),
+    at: Number(inflight ? r.locked_until : r.next_attempt_at),
+  };
+}
+
 export class DeliveryQueue {
   constructor(private readonly db: Kysely<AlertTables>) {}
 
-  async enqueue(messages: readonly QueuedMessage[], now = Date.now()): Promise<void> {
-    if (messages.length === 0) return;
+  /** Queues the messages (in this order, after whatever each subscription has queued); returns them as queued. */
+  async enqueue(messages: readonly QueuedMessage[], now = Date.now()): Promise<Enqueued[]> {
+    if (messages.length === 0) return [];
     const rows: AlertDeliveriesTable[] = messages.map((m) => ({
       seq: nextSeq(now),
       id: generateMessageId(),
@@ -94,6 +139,7 @@ export class DeliveryQueue {
         .insertInto('alert_deliveries')
         .values(rows.slice(i, i + 500))
         .execute();
+    return rows.map((r) => ({ id: r.id, subscriptionId: r.subscription_id }));
   }
 
   /** Claims up to `limit` due deliveries (at most one per subscription) for `leaseMs`. */
@@ -109,7 +155,43 @@ export class DeliveryQueue {
         : await this.heads(limit - expired.length, (q) =>
             q.where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).orderBy('d.next_attempt_at'),
           );
-    const candidates = [...expired, ...due];
+    return this.claimRows([...expired, ...due], leaseMs, now);
+  }
+
+  /**
+   * Claims the subscription's head if it is due (or its lease expired). Otherwise `head` says what it waits for;
+   * neither is set when the subscription has nothing queued (or is disabled), or another instance won the claim.
+   */
+  async claimHead(
+    subscriptionId: string,
+    leaseMs: number,
+    now = Date.now(),
+  ): Promise<{ claimed?: Claimed; head?: Head }> {
+    const [row] = await this.heads(1, (q) => q.where('d.subscription_id', '=', subscriptionId));
+    if (!row) return {};
+    const head = toHead(row);
+    if (head.status === 'pending' ? head.at > now : head.at >= now) return { head };
+    const [claimed] = await this.claimRows([row], leaseMs, now);
+    return claimed ? { claimed } : {};
+  }
+
+  /** The subscription's head (when it is enabled and has one). */
+  async head(subscriptionId: string): Promise<Head | undefined> {
+    const [head] = await this.heads(1, (q) => q.where('d.subscription_id', '=', subscriptionId));
+    return head && toHead(head);
+  }
+
+  /** Up to `limit` heads of enabled subscriptions, pending or in flight, due or not. */
+  async allHeads(limit: number): Promise<Head[]> {
+    return (await this.heads(limit, (q) => q)).map(toHead);
+  }
+
+  /** Claims each candidate unless another instance changed it first (its status or attempts differ). */
+  private async claimRows(
+    candidates: Awaited<ReturnType<DeliveryQueue['heads']>>,
+    leaseMs: number,
+    now: number,
+  ): Promise<Claimed[]> {
     const claimed: Claimed[] = [];
     for (const c of candidates) {
       const lease = randomUUID();
@@ -156,6 +238,8 @@ export class DeliveryQueue {
         'd.attempts',
         'd.status',
         'd.first_attempt_at',
+        'd.next_attempt_at',
+        'd.locked_until',
       ])
       .where('s.enabled', '=', 1)
       .where((eb) =>

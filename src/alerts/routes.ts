@@ -197,6 +197,7 @@ export function registerWebhookRoutes(
         filter: req.body.filter && normaliseFilter(req.body.filter),
       });
       if (!sub) throw notFound(req.params.id);
+      if (req.body.enabled === true) alerts.resumed(sub.id);
       return view(sub);
     },
   });

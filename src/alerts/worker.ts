@@ -2,7 +2,8 @@
  * The delivery loop of one instance: claims due deliveries from the queue (several instances may run it on one
  * database; the claim decides who sends), signs and sends them, and records the outcome. Retries back off
  * exponentially with jitter (honouring Retry-After) for up to 24 h after the first attempt; a subscription whose
- * deliveries keep failing for 3 days is disabled with a reason.
+ * deliveries keep failing for 3 days is disabled with a reason. `deliver` (one claimed row: sign, send, record the
+ * outcome) is also what the BullMQ dispatcher runs; with it, this loop is only the slow safety sweep (`sweepMs`).
  */
 import { bodyFor } from './chat-format.js';
 import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
@@ -20,6 +21,11 @@ export interface DeliveryTiming {
   disableAfterMs: number;
   /** How often to look for due deliveries when nothing woke the loop. */
   pollMs: number;
+  /**
+   * The same when BullMQ dispatches deliveries (Redis configured): a safety sweep, so that nothing depends on Redis
+   * alone (flushed, down, or a job lost to a crash between the database write and the Redis one).
+   */
+  sweepMs: number;
   /** How long a claim lasts: longer than a send's timeout, so only a crashed instance's claims expire. */
   leaseMs: number;
   /** Deliveries in flight at once (each to a different subscription). */
@@ -38,6 +44,7 @@ export const DEFAULT_TIMING: DeliveryTiming = {
   giveUpAfterMs: 24 * 3_600_000,
   disableAfterMs: 3 * 24 * 3_600_000,
   pollMs: 500,
+  sweepMs: 30_000,
   leaseMs: 30_000,
   concurrency: 64,
 };
@@ -59,6 +66,8 @@ export class DeliveryWorker {
   private again = false;
   private stopped = true;
   private drained?: () => void;
+  /** Told of every outcome recorded here (the BullMQ dispatcher schedules what follows from it). */
+  onRecorded?: (claim: Claimed, outcome: Outcome) => void;
 
   constructor(
     private readonly queue: DeliveryQueue,
@@ -68,10 +77,11 @@ export class DeliveryWorker {
     private readonly log: AlertLog,
   ) {}
 
-  start(): void {
+  /** Polls every `intervalMs` (and now): `pollMs` alone, `sweepMs` beside BullMQ. */
+  start(intervalMs = this.timing.pollMs): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.timer = setInterval(() => this.wake(), this.timing.pollMs);
+    this.timer = setInterval(() => this.wake(), intervalMs);
     this.timer.unref();
     this.wake();
   }
@@ -129,10 +139,12 @@ export class DeliveryWorker {
     return cached ?? (await this.subscriptions.get(null, id));
   }
 
-  private async deliver(c: Claimed): Promise<void> {
+  /** Signs, sends and records one claimed delivery; the outcome recorded, if one was (not for a deleted subscription). */
+  async deliver(c: Claimed): Promise<Outcome | undefined> {
     const sub = await this.subscription(c.subscriptionId);
-    if (!sub) return; // deleted meanwhile: its deliveries went with it
+    if (!sub) return undefined; // deleted meanwhile: its deliveries went with it
     if (!sub.enabled) {
+      // Back in the queue; no longer a head (only enabled subscriptions have heads) until it is enabled again.
       await this.queue.complete(c, {
         kind: 'retry',
         nextAttemptAt: Date.now(),
@@ -140,7 +152,7 @@ export class DeliveryWorker {
         latencyMs: null,
         error: 'subscription disabled',
       });
-      return;
+      return undefined;
     }
     const body = bodyFor(new URL(sub.url), c.payload);
     const headers = signatureHeaders(sub.secret, c.id, Math.floor(Date.now() / 1000), body);
@@ -170,10 +182,12 @@ export class DeliveryWorker {
             };
     }
     const recorded = await this.queue.complete(c, outcome, now);
-    if (!recorded) return;
+    if (!recorded) return undefined;
+    this.onRecorded?.(c, outcome);
     // (failingSince from the cached row: recordFailure drops the cache when it starts a streak)
     if (outcome.kind === 'delivered') {
       if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);
     } else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
+    return outcome;
   }
 }
