@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- figure…]`: the five figures of issue 10 and the history figure of issue 17, measured in one run, printed as tables and written to
+ * `npm run bench [-- figure…]`: the figures of issues 10, 17 and 21 (cached throughput, workers, cold path, parse, dedup, memory, status, history), measured in one run, printed as tables and written to
  * bench/results.json. Figures: throughput, cold, parse, dedup, memory, history (all by default). Durations and sizes come
  * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
  */
@@ -9,13 +9,15 @@ import { coldPath, type ColdPathRow } from './cold-path.js';
 import { dedup, type DedupResult } from './dedup.js';
 import { historyBench, type HistoryBenchResult } from './history.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
+import type { MemorySnapshot } from './lib/memory-probe.js';
 import { parseCost, type ParseRow } from './parse-cost.js';
 import { sharedAvailable } from './lib/payloads.js';
 import { statusCost, type StatusCostResult } from './status-cost.js';
 import { mb, round, table } from './lib/stats.js';
 import { throughput, type ThroughputResult } from './throughput.js';
+import { workersFigure, type WorkersResult } from './workers.js';
 
-const FIGURES = ['throughput', 'cold', 'parse', 'dedup', 'memory', 'status', 'history'] as const;
+const FIGURES = ['throughput', 'workers', 'cold', 'parse', 'dedup', 'memory', 'status', 'history'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const asked = process.argv.slice(2).filter((a) => a !== '--');
@@ -31,6 +33,7 @@ const results: {
   machine: Record<string, unknown>;
   inputs: string;
   throughput?: ThroughputResult;
+  workers?: WorkersResult;
   cold_path?: ColdPathRow[];
   parse?: { rows: ParseRow[]; watchmarket_665kb_ms: number | null; watchmarket_665kb_under_100ms: boolean | null };
   dedup?: DedupResult;
@@ -62,31 +65,54 @@ if (want('throughput')) {
   section('1. cached lookup throughput vs a bare Fastify handler (same bytes, same run)');
   const r = await throughput();
   results.throughput = r;
+  const side = (name: string, f: ThroughputResult['rounds'][number]['bare_fastify']) => [
+    name,
+    f.req_per_s,
+    f.cpu_us_per_request,
+    f.system_us_per_request,
+    f.latency_p50_ms,
+    f.latency_p99_ms,
+    f.major_gcs,
+    f.non_2xx,
+    f.errors,
+  ];
   console.log(
     table(
-      ['server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       [
-        [
-          'bare Fastify',
-          r.bare_fastify.req_per_s,
-          r.bare_fastify.latency_p50_ms,
-          r.bare_fastify.latency_p99_ms,
-          r.bare_fastify.non_2xx,
-          r.bare_fastify.errors,
-        ],
-        [
-          'marketlens (cache hit)',
-          r.marketlens.req_per_s,
-          r.marketlens.latency_p50_ms,
-          r.marketlens.latency_p99_ms,
-          r.marketlens.non_2xx,
-          r.marketlens.errors,
-        ],
+        'round',
+        'server',
+        'req/s',
+        'CPU µs/req',
+        'of which kernel',
+        'p50 ms',
+        'p99 ms',
+        'full GCs',
+        'non-2xx',
+        'errors',
       ],
+      r.rounds.flatMap((round, i) => [
+        [String(i + 1), ...side('bare Fastify', round.bare_fastify)],
+        ['', ...side('marketlens (cache hit)', round.marketlens)],
+      ]),
     ),
   );
+  const range = (s: ThroughputResult['req_ratio']) => `${s.median} (range ${s.min}–${s.max})`;
   console.log(
-    `ratio marketlens / bare = ${r.ratio} (${r.connections} connections × ${r.duration_s} s each, ${r.response_bytes}-byte answer, request log level ${r.log_level})`,
+    `median of ${r.rounds.length} interleaved rounds: req/s ratio marketlens/bare = ${range(r.req_ratio)}; ` +
+      `CPU-per-request ratio bare/marketlens = ${range(r.cpu_ratio)}; full GCs in the service's windows: ${r.marketlens_major_gcs}`,
+  );
+  console.log(
+    `(${r.connections} connections × ${r.duration_s} s per window, ${r.response_bytes}-byte answer, request log level ${r.log_level}, ` +
+      `node flags ${r.node_flags.join(' ') || 'none'})`,
+  );
+}
+
+if (want('workers')) {
+  section('1b. MARKETLENS_WORKERS=2: cached lookups through the real binary vs one bare Fastify process');
+  const r = await workersFigure({ workers: 2 });
+  results.workers = r;
+  console.log(
+    `${r.workers} workers ${r.req_per_s} req/s vs bare single process ${r.bare_single_req_per_s} req/s → ratio ${r.ratio}`,
   );
 }
 
@@ -167,33 +193,45 @@ if (want('memory')) {
       `in ${round(r.fill_s)} s; then ${r.lookups} lookups (90 % on resident keys, 10 % new keys) in ${round(r.lookups_s)} s, ` +
       `${r.distinct_keys_total} distinct keys in all; X-Cache ${JSON.stringify(r.x_cache)}, statuses ${JSON.stringify(r.statuses)}`,
   );
+  const steps = [
+    ['process start', r.steps.at_start],
+    ['app started', r.steps.after_app_start],
+    ['cache full', r.steps.after_fill],
+    [`after ${r.lookups} lookups`, r.steps.after_lookups],
+    ['same, after GC', r.steps.after_lookups_gc],
+    [`GC after the ${r.deadline_ms} ms deadlines`, r.steps.after_deadlines_gc],
+  ] as const;
+  console.log(memoryTable(steps));
+  const h = r.hostile;
   console.log(
-    table(
-      [
-        'RSS (MB)',
-        'process start',
-        'app started',
-        'cache full',
-        `after ${r.lookups} lookups`,
-        'same, after GC',
-        `GC after the ${r.deadline_ms} ms deadlines`,
-      ],
-      [
-        [
-          '',
-          mb(r.rss.at_start),
-          mb(r.rss.after_app_start),
-          mb(r.rss.after_fill),
-          mb(r.rss.after_lookups),
-          mb(r.rss.after_lookups_gc),
-          mb(r.rss.after_deadlines_gc),
-        ],
-      ],
-    ),
+    `\nhostile fill: ${h.keys} distinct finder answers of ${h.answer_bytes} B, ${h.concurrency} in flight over HTTP, into a ` +
+      `${mb(h.cache_max_bytes)} MB cache in ${round(h.fill_s)} s; statuses ${JSON.stringify(h.statuses)}; ` +
+      `peak RSS ${mb(h.peak_rss)} MB = cache bound + ${mb(h.peak_rss - h.cache_max_bytes)} MB`,
   );
   console.log(
-    `heap used after GC: ${mb(r.heap_used.after_app_start)} MB started, ${mb(r.heap_used.after_fill)} MB cache full, ` +
-      `${mb(r.heap_used.after_lookups_gc)} MB after the lookups, ${mb(r.heap_used.after_deadlines_gc)} MB once their deadlines passed`,
+    memoryTable([
+      ['process start', h.steps.at_start],
+      ['app started', h.steps.after_app_start],
+      ['after the fill', h.steps.after_fill],
+      ['idle, after GC', h.steps.idle_gc],
+    ]),
+  );
+}
+
+/** One row per step: RSS and where it is (V8 heap, Buffers, anonymous/file-backed RSS, threads), in MB. */
+function memoryTable(steps: readonly (readonly [string, MemorySnapshot])[]): string {
+  return table(
+    ['MB', 'RSS', 'heap used', 'heap total', 'Buffers', 'anon RSS', 'file RSS', 'threads'],
+    steps.map(([label, s]) => [
+      label,
+      mb(s.rss),
+      mb(s.heapUsed),
+      mb(s.heapTotal),
+      mb(s.arrayBuffers),
+      mb(s.anon),
+      mb(s.file),
+      s.threads,
+    ]),
   );
 }
 

@@ -2,11 +2,13 @@
 /**
  * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove, and --replay.
  */
+// First, before any other module allocates: the V8 flags the service runs with (every entry point comes through here).
+import './v8-flags.js';
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
-import { InvalidKeyOptions } from './keys/key-store.js';
+import { InvalidKeyOptions, type KeyStore } from './keys/key-store.js';
 import { openKeys } from './keys/open-keys.js';
 import { readUsageCounts } from './limits/usage-report.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
@@ -75,19 +77,32 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
+/** Set in a cluster worker: its IPC channel would keep a worker that failed to start alive, so it exits instead. */
+let clusterWorker = false;
+
 async function serve(config: Config): Promise<number> {
+  const cluster = config.workers > 1 ? (await import('node:cluster')).default : undefined;
+  clusterWorker = cluster?.isWorker ?? false;
+  if (cluster?.isPrimary) {
+    // MARKETLENS_WORKERS > 1: this process prepares the database and runs the workers; each worker comes back here.
+    const { runPrimary } = await import('./server/cluster.js');
+    await runPrimary(config, (log) =>
+      withStore(config, async (store) => {
+        const keyStore = await openKeys(store, config, log, false);
+        try {
+          await showFirstKey(keyStore);
+        } finally {
+          keyStore.close();
+        }
+      }),
+    );
+    return -1; // keep running
+  }
   // Opens (and migrates) the database, imports legacy key files once; a bad database stops here with its name.
   const { buildApp } = await import('./server/app.js');
   const app = await buildApp({ config });
-  const keyStore = app.marketlens.keys;
-  if (!keyStore.hasUsableKey()) {
-    // The service never runs open: the first start mints a key and shows it this once (only its hash is stored).
-    const { key } = await keyStore.create('generated on first start');
-    process.stdout.write(
-      `\n  No API key was configured, so one was created. It is shown only this once:\n\n      ${key}\n\n` +
-        `  Send it as the x-api-key header. Manage keys with \`marketlens keys\`.\n\n`,
-    );
-  }
+  // A worker's primary has already done this, before forking.
+  if (!cluster) await showFirstKey(app.marketlens.keys);
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     app.marketlens.state.ready = false;
@@ -114,10 +129,31 @@ async function serve(config: Config): Promise<number> {
     clearTimeout(grace);
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (cluster) {
+    // A worker: the primary forwards the signal, and a terminal's Ctrl-C reaches the worker too; one drain for both.
+    let stopping = false;
+    const once = (signal: string) => () => {
+      if (!stopping) void shutdown(signal);
+      stopping = true;
+    };
+    process.on('SIGTERM', once('SIGTERM'));
+    process.on('SIGINT', once('SIGINT'));
+  } else {
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+  }
   await app.listen({ host: config.host, port: config.port });
   return -1; // keep running
+}
+
+/** The service never runs open: the first start mints a key and shows it this once (only its hash is stored). */
+async function showFirstKey(keyStore: KeyStore): Promise<void> {
+  if (keyStore.hasUsableKey()) return;
+  const { key } = await keyStore.create('generated on first start');
+  process.stdout.write(
+    `\n  No API key was configured, so one was created. It is shown only this once:\n\n      ${key}\n\n` +
+      `  Send it as the x-api-key header. Manage keys with \`marketlens keys\`.\n\n`,
+  );
 }
 
 /** A CLI process needs one or two connections, not a server's pool. */
@@ -301,7 +337,7 @@ async function lookup(config: Config, args: string[]): Promise<number> {
     const result = await new LookupService(config, http).run(op, params, {
       signal: AbortSignal.timeout(config.deadlineMs),
     });
-    console.log(JSON.stringify(JSON.parse(result.json), null, 2));
+    console.log(JSON.stringify(JSON.parse(result.body.toString()), null, 2));
     if (result.missingParts.length > 0) console.error(`Missing parts: ${result.missingParts.join(', ')}`);
     return 0;
   } finally {
@@ -355,7 +391,7 @@ async function record(config: Config, args: string[]): Promise<number> {
     const result = await new LookupService(config, http).run(op, params, {
       signal: AbortSignal.timeout(config.deadlineMs),
     });
-    console.log(JSON.stringify(JSON.parse(result.json), null, 2));
+    console.log(JSON.stringify(JSON.parse(result.body.toString()), null, 2));
     return 0;
   } finally {
     await http.close?.();
@@ -382,5 +418,6 @@ main(process.argv.slice(2)).then(
     else if (e instanceof MarketlensError) console.error(`${e.code}: ${e.message}`);
     else console.error(e);
     process.exitCode = e instanceof UsageError || e instanceof InvalidKeyOptions ? 2 : 1;
+    if (clusterWorker) process.exit();
   },
 );

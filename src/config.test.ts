@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(c.ttl).toEqual({ prices: 60, products: 900, searches: 300, finder: 86_400 });
     expect(c.marketplaces['resale-b']?.origin).toBeUndefined();
     expect(c.metricsPublic).toBe(false);
+    expect(c.workers).toBe(1);
   });
 
   it('parses values and per-marketplace variables', () => {
@@ -23,6 +24,7 @@ describe('loadConfig', () => {
       MARKETLENS_WATCHMARKET_TIERS: 'direct,proxy',
       MARKETLENS_PROXY_URLS: 'http://p1:8080,socks5://p2:1080',
       MARKETLENS_METRICS_PUBLIC: 'true',
+      MARKETLENS_WORKERS: '4',
     });
     expect(c.port).toBe(9001);
     expect(c.rateLimit).toEqual({ points: 10, durationSeconds: 1 });
@@ -31,6 +33,7 @@ describe('loadConfig', () => {
     expect(c.marketplaces.watchmarket?.tiers).toEqual(['direct', 'proxy']);
     expect(c.proxyUrls).toEqual(['http://p1:8080', 'socks5://p2:1080']);
     expect(c.metricsPublic).toBe(true);
+    expect(c.workers).toBe(4);
     expect(loadConfig({ MARKETLENS_RATE_LIMIT: '0' }).rateLimit).toBeNull();
   });
 
@@ -43,6 +46,9 @@ describe('loadConfig', () => {
     ['MARKETLENS_UNBLOCKER_URL', 'https://unblock.example/?target='],
     ['MARKETLENS_PROXY_URLS', 'ftp://proxy:21'],
     ['MARKETLENS_LOG_LEVEL', 'loud'],
+    ['MARKETLENS_WORKERS', '0'],
+    ['MARKETLENS_WORKERS', 'two'],
+    ['MARKETLENS_WORKERS', '1.5'],
     ['MARKETLENS_SPORTSWEAR_TIERS', 'direct,teleport'],
   ])('a bad %s (%s) stops start-up with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

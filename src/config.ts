@@ -69,6 +69,8 @@ const tierList = commaList.pipe(z.array(z.enum(FETCH_TIERS)).min(1));
 const globalShape = {
   MARKETLENS_HOST: z.string().min(1).default('0.0.0.0'),
   MARKETLENS_PORT: int(0, 65535).default(8080),
+  /** Processes serving the port (node:cluster); 1 = one process, no cluster primary. */
+  MARKETLENS_WORKERS: int(1, 256).default(1),
   MARKETLENS_DATA_DIR: z.string().min(1).default('./data'),
   MARKETLENS_API_KEYS: commaList.default([]),
   MARKETLENS_RATE_LIMIT: rateSpec.default({ points: 60, durationSeconds: 60 }),
@@ -265,6 +267,7 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
   return {
     host: e.MARKETLENS_HOST,
     port: e.MARKETLENS_PORT,
+    workers: e.MARKETLENS_WORKERS,
     dataDir: e.MARKETLENS_DATA_DIR,
     apiKeys: e.MARKETLENS_API_KEYS,
     rateLimit: e.MARKETLENS_RATE_LIMIT,

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cacheKey } from '../src/cache/cache-key.js';
 import { LookupCache, type FetchedAnswer } from '../src/cache/lookup-cache.js';
 import { MemoryStore } from '../src/cache/memory-store.js';
-import { decodeAnswer, encodeAnswer, toCachedAnswer } from '../src/cache/store.js';
+import { decodeAnswer, encodeAnswer, toCachedAnswer, utf8Bytes } from '../src/cache/store.js';
 import { isFresh, retainSeconds, staleWhileRevalidateSeconds } from '../src/cache/freshness.js';
 import { MarketlensError } from '../src/errors.js';
 
@@ -29,7 +29,14 @@ function slowFetch(ms: number, seen: AbortSignal[]) {
     seen.push(signal);
     return new Promise((resolve, reject) => {
       const t = setTimeout(
-        () => resolve({ json: '{"ok":true}', fetchedAt: Date.now(), missingParts: [], upstreamMs: ms, parseMs: 0.1 }),
+        () =>
+          resolve({
+            body: utf8Bytes('{"ok":true}'),
+            fetchedAt: Date.now(),
+            missingParts: [],
+            upstreamMs: ms,
+            parseMs: 0.1,
+          }),
         ms,
       );
       signal.addEventListener('abort', () => {
@@ -52,7 +59,7 @@ describe('shared fetch and deadlines', () => {
     await expect(first).rejects.toMatchObject({ code: 'upstream_timeout' });
     const r = await second;
     expect(r.cache).toBe('shared');
-    expect(r.json).toBe('{"ok":true}');
+    expect(r.body.toString()).toBe('{"ok":true}');
     expect(seen).toHaveLength(1);
     expect(seen[0]!.aborted).toBe(false);
   });
@@ -124,15 +131,15 @@ describe('MemoryStore', () => {
   it('stays within its byte bound, evicting the least recently used answers', () => {
     const store = new MemoryStore(1024 * 1024);
     const big = 'x'.repeat(400 * 1024);
-    for (const k of ['a', 'b', 'c']) store.set(k, toCachedAnswer(big, 1, []), 60);
+    for (const k of ['a', 'b', 'c']) store.set(k, toCachedAnswer(utf8Bytes(big), 1, []), 60);
     expect(store.sizeBytes).toBeLessThanOrEqual(1024 * 1024);
     expect(store.get('a')).toBeUndefined();
-    expect(store.get('c')?.json).toBe(big);
+    expect(store.get('c')?.body.toString()).toBe(big);
   });
 
-  it('keeps the serialised JSON string itself (a hit sends it as is)', () => {
+  it('keeps the encoded answer itself (a hit sends these bytes as they are)', () => {
     const store = new MemoryStore(1024 * 1024);
-    const answer = toCachedAnswer('[{"a":1}]', 1_700_000_000_000, ['reviews']);
+    const answer = toCachedAnswer(utf8Bytes('[{"a":1}]'), 1_700_000_000_000, ['reviews']);
     store.set('k', answer, 60);
     expect(store.get('k')).toBe(answer);
     expect(answer.lastModified).toBe('Tue, 14 Nov 2023 22:13:20 GMT');
@@ -162,12 +169,13 @@ describe('cache keys and freshness rules', () => {
   });
 
   it('the Redis wire format round-trips and rejects anything else', () => {
-    const a = toCachedAnswer('{"x":"line\\nbreak"}', 1_700_000_000_123, ['reviews', 'offers']);
+    const a = toCachedAnswer(utf8Bytes('{"x":"line\\nbreak","é":"ü"}'), 1_700_000_000_123, ['reviews', 'offers']);
     expect(decodeAnswer(encodeAnswer(a))).toEqual(a);
-    const none = toCachedAnswer('[]', 5, []);
+    const none = toCachedAnswer(utf8Bytes('[]'), 5, []);
     expect(decodeAnswer(encodeAnswer(none))).toEqual(none);
-    expect(decodeAnswer('{"json":1}')).toBeUndefined();
+    expect(decodeAnswer(Buffer.from('{"json":1}'))).toBeUndefined();
     expect(decodeAnswer(null)).toBeUndefined();
-    expect(decodeAnswer('v1\nnotanumber\n\n[]')).toBeUndefined();
+    expect(decodeAnswer(Buffer.from('v1\nnotanumber\n\n[]'))).toBeUndefined();
+    expect(decodeAnswer(Buffer.from('v1'))).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { V8_FLAGS } from '../../src/v8-flags.js';
 
 export interface Child {
   proc: ChildProcess;
@@ -15,7 +16,14 @@ export interface Child {
 /** Starts `file` (a module under bench/) and waits for its `{ type: 'ready', ... }` message. */
 export async function startChild<T>(file: URL, env: Record<string, string> = {}): Promise<{ child: Child; ready: T }> {
   const proc = fork(fileURLToPath(file), [], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    // The service's own V8 flags (as its start command sets them), then any the bench is asked to try.
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...V8_FLAGS,
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -3,10 +3,12 @@
  * lookups (90 % hits on resident keys, 10 % new keys that evict) and reports RSS at each step. Configured by
  * BENCH_MEMORY_CACHE_MB, BENCH_MEMORY_LOOKUPS, BENCH_MEMORY_CONCURRENCY.
  */
+import { Pool } from 'undici';
+import { ENTRY_OVERHEAD_BYTES } from '../../src/cache/memory-store.js';
 import { buildApp } from '../../src/server/app.js';
 import { FakeUpstream } from '../../test/support/fake-upstream.js';
 import { auth, testConfig } from '../../test/support/app.js';
-import { memory } from './child.js';
+import { snapshot, type MemorySnapshot } from './memory-probe.js';
 import { captureOr } from './payloads.js';
 import { benchEnv } from './scenarios.js';
 import { envInt } from './stats.js';
@@ -20,7 +22,7 @@ const concurrency = envInt('BENCH_MEMORY_CONCURRENCY', 32);
  */
 const deadlineMs = envInt('BENCH_MEMORY_DEADLINE_MS', 3000);
 
-const atStart = memory();
+const atStart = snapshot();
 const fake = await new FakeUpstream().start();
 const buyBar = captureOr('goat/dewuapiparser_goat_1341930_buy_bar_data.json', 'resale-b/buy-bar-data.json');
 fake.serve('/', '<html><head><title>GOAT</title></head><body></body></html>');
@@ -37,14 +39,27 @@ await app.ready();
 // The fake keeps a log of every request; the bench does not need it and it would grow with the lookups.
 fake.requests.push = () => 0;
 
+await app.listen({ host: '127.0.0.1', port: 0 });
+// Over loopback HTTP, as clients call the service: `app.inject` would keep each whole response (its bytes and a
+// string copy) and a simulated request per lookup in this process, memory no real client puts in the service.
+const client = new Pool(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, {
+  connections: concurrency,
+});
+
 const xCache: Record<string, number> = {};
 const statuses: Record<string, number> = {};
 const lookup = async (id: number) => {
-  const res = await app.inject({ url: `/api/v1/scraper/resale-b/prices?query=${id}`, headers: auth });
+  const res = await client.request({
+    method: 'GET',
+    path: `/api/v1/scraper/resale-b/prices?query=${id}`,
+    headers: auth,
+  });
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
   statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
   const c = String(res.headers['x-cache'] ?? 'none');
   xCache[c] = (xCache[c] ?? 0) + 1;
-  return res.body.length;
+  return bytes;
 };
 /** Runs `count` lookups with `concurrency` in flight; `pick(i)` gives the i-th key id. */
 async function run(count: number, pick: (i: number) => number): Promise<void> {
@@ -56,17 +71,17 @@ async function run(count: number, pick: (i: number) => number): Promise<void> {
   );
 }
 
-const afterStart = memory();
+const afterStart = snapshot();
 const answerBytes = await lookup(1);
-// One entry as the store accounts it: the answer, its key and a fixed overhead (src/cache/memory-store.ts).
-const entryBytes = answerBytes + 'resale-b.prices?country=US&query=100000'.length + 200;
+// One entry as the store accounts it: the answer, its key and the measured per-entry cost (src/cache/memory-store.ts).
+const entryBytes = answerBytes + 'resale-b.prices?country=US&query=100000'.length + ENTRY_OVERHEAD_BYTES;
 const capacity = Math.floor((cacheMb * 1024 * 1024) / entryBytes);
 // 25 % more distinct keys than fit: the store is full and has evicted.
 const filled = Math.ceil(capacity * 1.25);
 const t0 = performance.now();
 await run(filled, (i) => 1 + i);
 const fillMs = performance.now() - t0;
-const afterFill = memory();
+const afterFill = snapshot();
 for (const k of Object.keys(xCache)) delete xCache[k];
 for (const k of Object.keys(statuses)) delete statuses[k];
 
@@ -77,10 +92,18 @@ await run(lookups, (i) =>
   i % 10 === 9 ? ++fresh : residentFrom + Math.floor(Math.random() * (filled - residentFrom)),
 );
 const lookupsMs = performance.now() - t1;
-const afterLookups = memory(false);
-const afterGc = memory(true);
+const afterLookups = snapshot(false);
+const afterGc = snapshot(true);
 await new Promise((r) => setTimeout(r, deadlineMs + 500));
-const settled = memory(true);
+const settled = snapshot(true);
+const steps: Record<string, MemorySnapshot> = {
+  at_start: atStart,
+  after_app_start: afterStart,
+  after_fill: afterFill,
+  after_lookups: afterLookups,
+  after_lookups_gc: afterGc,
+  after_deadlines_gc: settled,
+};
 
 process.send!({
   type: 'ready',
@@ -95,21 +118,9 @@ process.send!({
   deadline_ms: deadlineMs,
   fill_s: fillMs / 1000,
   lookups_s: lookupsMs / 1000,
-  rss: {
-    at_start: atStart.rss,
-    after_app_start: afterStart.rss,
-    after_fill: afterFill.rss,
-    after_lookups: afterLookups.rss,
-    after_lookups_gc: afterGc.rss,
-    after_deadlines_gc: settled.rss,
-  },
-  heap_used: {
-    after_app_start: afterStart.heapUsed,
-    after_fill: afterFill.heapUsed,
-    after_lookups_gc: afterGc.heapUsed,
-    after_deadlines_gc: settled.heapUsed,
-  },
+  steps,
 });
+await client.close();
 await app.close();
 await fake.stop();
 process.exit(0);

@@ -1,16 +1,18 @@
 /**
  * Child process for the HTTP figures (cached throughput, load): a fake marketplace, the marketlens service and a bare
  * Fastify app serving the same bytes as a cached lookup, all on 127.0.0.1. Configured by BENCH_SERVICE_ENV (JSON of
- * MARKETLENS_* overrides) and BENCH_LOG_LEVEL. Answers IPC messages: `rss`, `key` (create a key with a rate),
+ * MARKETLENS_* overrides) and BENCH_LOG_LEVEL. Answers IPC messages: `rss`, `usage` (CPU and GCs so far),
+ * `key` (create a key with a rate),
  * `stop`.
  */
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import pino from 'pino';
 import { buildApp } from '../../src/server/app.js';
+import { bufferedStdout } from '../../src/server/log-destination.js';
 import { FakeUpstream } from '../../test/support/fake-upstream.js';
 import { TEST_KEY, testConfig } from '../../test/support/app.js';
 import { memory, serveMessages } from './child.js';
+import { processUsage, watchProcessUsage } from './process-usage.js';
 import { benchEnv } from './scenarios.js';
 import { goatPayload, startGoatFake } from './goat-fake.js';
 
@@ -27,11 +29,9 @@ const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
 const config = testConfig(
   benchEnv(fakeOrigin, { MARKETLENS_LOG_LEVEL: logLevel, MARKETLENS_RATE_LIMIT: '1000000000/min', ...overrides }),
 );
-// Request logs are written (the production default is info) but to /dev/null, not into the bench's output.
-const app = await buildApp({
-  config,
-  logStream: pino.destination({ dest: '/dev/null', sync: false }) as unknown as NodeJS.WritableStream,
-});
+// Request logs are written (the production default is info) as the service writes them (batched), but to /dev/null,
+// not into the bench's output.
+const app = await buildApp({ config, logStream: bufferedStdout('/dev/null').stream });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -46,8 +46,10 @@ bare.get('/api/v1/scraper/resale-b/prices', async (_req, reply) => reply.type(co
 await bare.listen({ host: '127.0.0.1', port: 0 });
 const bareBase = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}`;
 
+watchProcessUsage();
 serveMessages({
   rss: () => memory(true),
+  usage: () => ({ ...processUsage() }),
   key: async (m: { rate: string }) => ({
     key: (await app.marketlens.keys.create('bench-limited', { rate_limit: m.rate })).key,
   }),
@@ -68,5 +70,6 @@ process.send!({
   bytes: cachedBytes.length,
   payload: goatPayload().source,
   logLevel,
+  nodeFlags: process.execArgv.filter((a) => a.startsWith('--') && a !== '--import' && a !== '--expose-gc'),
   ...memory(true),
 });

@@ -19,7 +19,7 @@ import { untilAborted } from '../util/until-aborted.js';
 
 /** What a fetch produces: the record's bytes and timings. */
 export interface FetchedAnswer {
-  json: string;
+  body: Buffer;
   fetchedAt: number;
   missingParts: string[];
   upstreamMs?: number;
@@ -62,6 +62,17 @@ export class LookupCache {
 
   constructor(private readonly o: LookupCacheOptions) {}
 
+  /**
+   * A fresh answer from a store in this process, synchronously, or undefined (then `lookup` decides: stale, shared,
+   * fetched, or an answer from a shared store).
+   */
+  freshHit(key: string, cacheClass: CacheClass, maxAgeSeconds: number | undefined): LookupResult | undefined {
+    if (maxAgeSeconds === 0) return undefined;
+    const cached = this.o.store.peek?.(key);
+    if (!cached || !isFresh(Date.now() - cached.fetchedAt, this.o.ttl[cacheClass], maxAgeSeconds)) return undefined;
+    return fromCache(cached, 'hit');
+  }
+
   async lookup(req: CachedLookupRequest): Promise<LookupResult> {
     const ttl = this.o.ttl[req.cacheClass];
     const maxAge = req.maxAgeSeconds;
@@ -97,7 +108,7 @@ export class LookupCache {
       const r = await untilAborted(flight, req.deadline(), () => timeoutError(req.marketplace));
       if (joined || r.fromPeer) {
         return {
-          json: r.answer.json,
+          body: r.answer.body,
           fetchedAt: r.answer.fetchedAt,
           lastModified: r.answer.lastModified,
           cache: 'shared',
@@ -106,7 +117,7 @@ export class LookupCache {
         };
       }
       return {
-        json: r.answer.json,
+        body: r.answer.body,
         fetchedAt: r.answer.fetchedAt,
         lastModified: r.answer.lastModified,
         cache: 'miss',
@@ -208,7 +219,7 @@ export class LookupCache {
   /** Fetches, then stores before anyone is told (peers read the answer from the store). */
   private async fetchAndStore(req: CachedLookupRequest, signal: AbortSignal): Promise<FlightResult> {
     const f = await req.fetch(signal);
-    const answer = toCachedAnswer(f.json, f.fetchedAt, f.missingParts);
+    const answer = toCachedAnswer(f.body, f.fetchedAt, f.missingParts);
     const retain = retainSeconds(this.o.ttl[req.cacheClass], this.o.staleIfErrorSeconds);
     const stored = this.o.store.set(req.key, answer, retain);
     if (stored instanceof Promise) await stored;
@@ -217,7 +228,7 @@ export class LookupCache {
 }
 
 function fromCache(a: CachedAnswer, cache: 'hit' | 'stale'): LookupResult {
-  return { json: a.json, fetchedAt: a.fetchedAt, lastModified: a.lastModified, cache, missingParts: a.missingParts };
+  return { body: a.body, fetchedAt: a.fetchedAt, lastModified: a.lastModified, cache, missingParts: a.missingParts };
 }
 
 function timeoutError(marketplace: string): MarketlensError {

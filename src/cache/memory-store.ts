@@ -2,8 +2,13 @@
 import { LRUCache } from 'lru-cache';
 import type { CachedAnswer, Store } from './store.js';
 
-/** Rough fixed cost of one entry beyond its strings (object, LRU slots, timestamps). */
-const ENTRY_OVERHEAD_BYTES = 200;
+/**
+ * What one entry costs beyond its answer's bytes and its key's characters, measured (bench/README.md, "What an entry
+ * costs"): ~450 B of V8 heap (the Buffer and its ArrayBuffer, the CachedAnswer, its lastModified string and
+ * missingParts array, the key's string header, the LRU's map and list slots) and ~450 B native (the backing store's
+ * record and malloc's chunk header: each answer has an allocation of its own). With it, the bound is real memory.
+ */
+export const ENTRY_OVERHEAD_BYTES = 900;
 
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
@@ -13,14 +18,18 @@ export class MemoryStore implements Store {
   constructor(maxBytes: number) {
     this.lru = new LRUCache<string, CachedAnswer>({
       maxSize: maxBytes,
-      // JS strings of ASCII JSON take about one byte per character; the key is stored too.
-      sizeCalculation: (v, k) => v.json.length + k.length + ENTRY_OVERHEAD_BYTES,
+      // The answer's UTF-8 bytes, the key (one byte per character: ASCII) and the fixed per-entry cost.
+      sizeCalculation: (v, k) => v.body.length + k.length + ENTRY_OVERHEAD_BYTES,
       // Freshness is decided by the lookup from `fetchedAt`; the LRU's own TTL only drops entries past any use.
       ttlAutopurge: false,
     });
   }
 
   get(key: string): CachedAnswer | undefined {
+    return this.lru.get(key);
+  }
+
+  peek(key: string): CachedAnswer | undefined {
     return this.lru.get(key);
   }
 

@@ -13,7 +13,7 @@ export class RedisStore implements Store {
   async get(key: string): Promise<CachedAnswer | undefined> {
     if (!this.redis.isUp) return undefined;
     try {
-      return decodeAnswer(await this.redis.client.get(this.keyPrefix + key));
+      return decodeAnswer(await this.redis.client.getBuffer(this.keyPrefix + key));
     } catch (e) {
       this.redis.reportFailure('cache read', e);
       return undefined;

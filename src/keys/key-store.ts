@@ -1,12 +1,13 @@
 /**
  * API keys, stored only as SHA-256 hashes in the database (`api_keys`; keys are 256-bit random, so a fast hash is
  * enough; a slow KDF would only slow every request). Every instance holds all hashes in memory and verifies with no
- * database round trip: the presented key's hash is compared with every stored hash in constant time. Each write
+ * database round trip: the presented key's hash finds its entry by hash (O(1) whatever the number of keys; the
+ * timing of that lookup can only tell about SHA-256 digests, never about a key), then is compared in constant time. Each write
  * bumps `store_versions.keys` in its transaction; every instance polls that one row (POLL_MS) and reloads on change,
  * so a key revoked by any process or host is refused everywhere within a second. Keys from MARKETLENS_API_KEYS are
  * hashed at start-up and never written.
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Logger } from '../cache/redis-connection.js';
@@ -57,7 +58,7 @@ export const POLL_MS = 250;
 const POLL_ERROR_LOG_EVERY_MS = 30_000;
 
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return Buffer.from(hash('sha256', key, 'hex'), 'hex');
 }
 
 /** A new random key: `ml_` + 43 base64url characters (256 bits). */
@@ -78,7 +79,8 @@ export class KeyStore {
   private readonly db: Kysely<Database>;
   private readonly envKeys: StoredKey[];
   private storedKeys: StoredKey[] = [];
-  private hashes: { key: StoredKey; hash: Buffer }[] = [];
+  /** Every key by the hex SHA-256 of its text (a later entry with the same hash wins, as env keys come first). */
+  private hashes = new Map<string, { key: StoredKey; hash: Buffer }>();
   private loadedVersion = -1;
   private timer?: NodeJS.Timeout;
   private polling = false;
@@ -110,13 +112,11 @@ export class KeyStore {
     return ks;
   }
 
-  /** Checks a presented key, in memory. Constant time in the key's content: every hash is compared, no early exit. */
+  /** Checks a presented key, in memory: found by its hash, confirmed by a constant-time compare. */
   verify(presented: string): KeyCheck {
-    const h = hashKey(presented);
-    let found: StoredKey | undefined;
-    for (const entry of this.hashes) {
-      if (timingSafeEqual(h, entry.hash)) found = entry.key;
-    }
+    const digest = hash('sha256', presented, 'hex');
+    const entry = this.hashes.get(digest);
+    const found = entry && timingSafeEqual(Buffer.from(digest, 'hex'), entry.hash) ? entry.key : undefined;
     if (!found) return { ok: false, reason: 'invalid' };
     if (found.revoked_at) return { ok: false, reason: 'disabled' };
     return { ok: true, key: found };
@@ -204,7 +204,12 @@ export class KeyStore {
     // Read after the version: any later change bumps it again and is picked up by the next poll.
     const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute();
     this.storedKeys = rows.map(toStoredKey);
-    this.hashes = [...this.envKeys, ...this.storedKeys].map((key) => ({ key, hash: Buffer.from(key.hash, 'hex') }));
+    this.hashes = new Map(
+      [...this.envKeys, ...this.storedKeys].map((key) => [
+        key.hash.toLowerCase(),
+        { key, hash: Buffer.from(key.hash, 'hex') },
+      ]),
+    );
     this.loadedVersion = version;
     return true;
   }

@@ -20,7 +20,8 @@ import { MarketlensError } from '../errors.js';
 import type { StoredKey } from '../keys/key-store.js';
 import type { Database } from '../store/index.js';
 import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
-import { UsageCounters, type UsageCount } from './usage-counters.js';
+import { MemoryWindows } from './memory-windows.js';
+import { usageCounters, type UsageCount, type UsageCounters } from './usage-counters.js';
 import { UsageLedger } from './usage-ledger.js';
 
 export interface RateLimitHeaders {
@@ -34,6 +35,17 @@ export interface LimitCheck {
   headers?: RateLimitHeaders;
   /** Set when the request must be refused (429). */
   error?: MarketlensError;
+}
+
+/** Requests counted in a key's current rate window, and when it ends. */
+interface RateCount {
+  consumed: number;
+  msBeforeNext: number;
+}
+
+/** A rate window's counter name: per policy (a key whose rate changes starts afresh) and key id (never the key). */
+function rateKey(spec: NonNullable<RateSpec>, keyId: string): string {
+  return `${spec.points}/${spec.durationSeconds}:${keyId}`;
 }
 
 export interface KeyPolicy {
@@ -77,11 +89,14 @@ export class KeyLimits {
   readonly usage: UsageCounters;
   /** The durable counts in the database, written off the request path. */
   readonly ledger: UsageLedger;
+  /** Shared rate limiters (Redis mode), one per policy. */
   private readonly rateLimiters = new Map<string, RateLimiterAbstract>();
+  /** Rate windows in memory mode, keyed by policy and key id. */
+  private readonly memoryRate = new MemoryWindows();
   private readonly parsedRates = new Map<string, RateSpec>();
 
   private constructor(private readonly o: KeyLimitsOptions) {
-    this.usage = new UsageCounters(o.redis);
+    this.usage = usageCounters(o.redis);
     // Without Redis, each write also pulls in what other instances counted, so quotas hold across instances
     // sharing one database (within a flush interval).
     this.ledger = new UsageLedger(o.db, o.log, o.redis ? undefined : (ids) => this.syncFromDatabase(ids));
@@ -113,15 +128,38 @@ export class KeyLimits {
     };
   }
 
-  /** Counts one request of `key` and decides whether it may proceed. */
-  async check(key: StoredKey): Promise<LimitCheck> {
+  /**
+   * Counts one request of `key` and decides whether it may proceed. In memory mode the answer is synchronous (no
+   * promise on a cached lookup's path); with Redis it is a promise.
+   */
+  check(key: StoredKey): LimitCheck | Promise<LimitCheck> {
     const now = Date.now();
     const p = this.policy(key);
-    const [rate, usage] = await Promise.all([
-      p.rate ? settle(this.rateLimiter(p.rate).consume(key.id)) : undefined,
-      this.usage.consume(key.id, now).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
-    ]);
+    if (!this.o.redis) {
+      const rate = p.rate
+        ? this.memoryRate.add(rateKey(p.rate, key.id), 1, p.rate.durationSeconds * 1000, now)
+        : undefined;
+      const usage = this.usage.consume(key.id, now) as UsageCount;
+      const { check, refund } = this.decide(
+        key.id,
+        p,
+        rate && { consumed: rate.points, msBeforeNext: rate.msBeforeNext },
+        usage,
+        now,
+      );
+      if (refund) void this.usage.refund(key.id, now);
+      return check;
+    }
+    return this.checkShared(key.id, p, now);
+  }
 
+  private async checkShared(keyId: string, p: KeyPolicy, now: number): Promise<LimitCheck> {
+    const [rate, usage] = await Promise.all([
+      p.rate ? settle(this.rateLimiter(p.rate).consume(keyId)) : undefined,
+      Promise.resolve(this.usage.consume(keyId, now)).catch((e: unknown) =>
+        e instanceof Error ? e : new Error(String(e)),
+      ),
+    ]);
     const failure = rate instanceof Error ? rate : usage instanceof Error ? usage : undefined;
     if (failure) {
       this.o.redis?.reportFailure('rate limits', failure);
@@ -130,65 +168,83 @@ export class KeyLimits {
           error: new MarketlensError(
             'rate_limited',
             'Rate limits cannot be checked right now (shared state unavailable); retry shortly',
-            {
-              retryAfter: DENY_RETRY_AFTER_SECONDS,
-            },
+            { retryAfter: DENY_RETRY_AFTER_SECONDS },
           ),
         };
       }
     }
     const counted = usage instanceof Error ? undefined : usage;
+    const rateCount =
+      rate instanceof RateLimiterRes ? { consumed: rate.consumedPoints, msBeforeNext: rate.msBeforeNext } : undefined;
+    const { check, refund } = this.decide(keyId, p, rateCount, counted, now);
+    if (refund) await Promise.resolve(this.usage.refund(keyId, now)).catch(() => undefined);
+    return check;
+  }
 
-    if (p.rate && rate instanceof RateLimiterRes && rate.consumedPoints > p.rate.points) {
-      if (counted) await this.refund(key.id, now);
+  /**
+   * The verdict on one counted request: refused for its rate (usage given back), refused for a quota (given back),
+   * or accepted (then durable usage: refused requests never reach the ledger, so they are not usage).
+   */
+  private decide(
+    keyId: string,
+    p: KeyPolicy,
+    rate: RateCount | undefined,
+    counted: UsageCount | undefined,
+    now: number,
+  ): { check: LimitCheck; refund: boolean } {
+    if (p.rate && rate && rate.consumed > p.rate.points) {
       const reset = Math.max(1, Math.ceil(rate.msBeforeNext / 1000));
       return {
-        headers: { limit: p.rate.points, remaining: 0, reset },
-        error: new MarketlensError(
-          'rate_limited',
-          `Rate limit of ${describeRate(p.rate)} exceeded; retry in ${reset} s`,
-          { retryAfter: reset },
-        ),
+        refund: counted !== undefined,
+        check: {
+          headers: { limit: p.rate.points, remaining: 0, reset },
+          error: new MarketlensError(
+            'rate_limited',
+            `Rate limit of ${describeRate(p.rate)} exceeded; retry in ${reset} s`,
+            { retryAfter: reset },
+          ),
+        },
       };
     }
-
     if (counted) {
       const over = quotaExceeded(p, counted, now);
       if (over) {
-        await this.refund(key.id, now);
         return {
-          headers: { limit: over.limit, remaining: 0, reset: over.reset },
-          error: new MarketlensError(
-            'quota_exceeded',
-            `${over.label} quota of ${over.limit} requests used up; it resets at ${new Date(over.resetAt).toISOString()}`,
-            {
-              retryAfter: over.reset,
-            },
-          ),
+          refund: true,
+          check: {
+            headers: { limit: over.limit, remaining: 0, reset: over.reset },
+            error: new MarketlensError(
+              'quota_exceeded',
+              `${over.label} quota of ${over.limit} requests used up; it resets at ${new Date(over.resetAt).toISOString()}`,
+              { retryAfter: over.reset },
+            ),
+          },
         };
       }
     }
-    // Accepted: durable usage (refused requests never reach here, so they are not usage).
-    this.ledger.add(key.id, 1, now);
-    return { headers: closestToExhaustion(p, rate instanceof RateLimiterRes ? rate : undefined, counted, now) };
+    this.ledger.add(keyId, 1, now);
+    return { refund: false, check: { headers: closestToExhaustion(p, rate, counted, now) } };
   }
 
   /** Current limits and usage of `key`, without counting a request (GET /api/v1/usage). */
   async report(key: StoredKey): Promise<UsageReport> {
     const now = Date.now();
     const p = this.policy(key);
-    let rate: RateLimiterRes | null | undefined;
+    let rate: RateCount | undefined;
     let counted: UsageCount | undefined;
+    // In memory, other processes' counts (cluster workers, instances on one database) arrive only with this
+    // process's next write: read them now, so the report is exact once every process has written (FLUSH_MS).
+    if (!this.o.redis) await this.syncFromDatabase([key.id]).catch(() => undefined);
     try {
       [rate, counted] = await Promise.all([
-        p.rate ? this.rateLimiter(p.rate).get(key.id) : undefined,
+        p.rate ? this.currentRate(p.rate, key.id, now) : undefined,
         this.usage.read(key.id, now),
       ]);
     } catch (e) {
       this.o.redis?.reportFailure('usage report', e);
       counted = undefined;
     }
-    const rateRemaining = p.rate ? Math.max(0, p.rate.points - (rate?.consumedPoints ?? 0)) : null;
+    const rateRemaining = p.rate ? Math.max(0, p.rate.points - (rate?.consumed ?? 0)) : null;
     const rateReset = p.rate
       ? rate
         ? Math.max(0, Math.ceil(rate.msBeforeNext / 1000))
@@ -231,8 +287,14 @@ export class KeyLimits {
     await this.ledger.close();
   }
 
-  private async refund(keyId: string, now: number): Promise<void> {
-    await this.usage.refund(keyId, now).catch(() => undefined);
+  /** The rate window of a key as it stands (undefined when none is open). */
+  private async currentRate(spec: NonNullable<RateSpec>, keyId: string, now: number): Promise<RateCount | undefined> {
+    if (!this.o.redis) {
+      const w = this.memoryRate.get(rateKey(spec, keyId), now);
+      return w.msBeforeNext > 0 ? { consumed: w.points, msBeforeNext: w.msBeforeNext } : undefined;
+    }
+    const r = await this.rateLimiter(spec).get(keyId);
+    return r ? { consumed: r.consumedPoints, msBeforeNext: r.msBeforeNext } : undefined;
   }
 
   /** Memory mode: the quota counters become the database totals plus what this process has not written yet. */
@@ -257,25 +319,25 @@ export class KeyLimits {
     return spec ?? null;
   }
 
+  /** The shared (Redis) rate limiter of a policy. */
   private rateLimiter(spec: NonNullable<RateSpec>): RateLimiterAbstract {
     const id = `${spec.points}/${spec.durationSeconds}`;
     let limiter = this.rateLimiters.get(id);
     if (!limiter) {
-      const { redis, config } = this.o;
+      const redis = this.o.redis!;
+      const { config } = this.o;
       const opts = { points: spec.points, duration: spec.durationSeconds };
-      limiter = redis
-        ? new RateLimiterRedis({
-            ...opts,
-            storeClient: redis.client,
-            keyPrefix: `${redis.prefix}rl:${id}`,
-            rejectIfRedisNotReady: true,
-            // allow: keep limiting per instance while Redis is away, rather than not at all.
-            insuranceLimiter:
-              config.rateLimitOnRedisError === 'allow'
-                ? new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` })
-                : undefined,
-          })
-        : new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` });
+      limiter = new RateLimiterRedis({
+        ...opts,
+        storeClient: redis.client,
+        keyPrefix: `${redis.prefix}rl:${id}`,
+        rejectIfRedisNotReady: true,
+        // allow: keep limiting per instance while Redis is away, rather than not at all.
+        insuranceLimiter:
+          config.rateLimitOnRedisError === 'allow'
+            ? new RateLimiterMemory({ ...opts, keyPrefix: `rl:${id}` })
+            : undefined,
+      });
       this.rateLimiters.set(id, limiter);
     }
     return limiter;
@@ -315,7 +377,7 @@ function quotaExceeded(p: KeyPolicy, c: UsageCount, now: number) {
 
 function closestToExhaustion(
   p: KeyPolicy,
-  rate: RateLimiterRes | undefined,
+  rate: RateCount | undefined,
   c: UsageCount | undefined,
   now: number,
 ): RateLimitHeaders | undefined {
@@ -323,7 +385,7 @@ function closestToExhaustion(
   if (p.rate && rate) {
     best = {
       limit: p.rate.points,
-      remaining: Math.max(0, p.rate.points - rate.consumedPoints),
+      remaining: Math.max(0, p.rate.points - rate.consumed),
       reset: Math.max(0, Math.ceil(rate.msBeforeNext / 1000)),
     };
   }

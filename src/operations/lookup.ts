@@ -4,6 +4,7 @@
  */
 import { cacheKey } from '../cache/cache-key.js';
 import type { LookupCache } from '../cache/lookup-cache.js';
+import { utf8Bytes } from '../cache/store.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
 import type { HttpClient, LookupScope, RequestContext } from '../upstream/http-client.js';
@@ -15,8 +16,8 @@ import type { ParsePool } from './parse-pool.js';
 export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
 
 export interface LookupResult {
-  /** The record, serialised once: cached answers are sent as these bytes. */
-  json: string;
+  /** The record, serialised and UTF-8 encoded once: cached answers are sent as these bytes. */
+  body: Buffer;
   /** When the upstream fetch happened (ms since epoch). */
   fetchedAt: number;
   /** `fetchedAt` as an HTTP date, when already computed (cached answers keep it). */
@@ -53,6 +54,25 @@ export class LookupService {
     /** Big bodies are parsed in its worker threads, so the event loop stays free for other requests. */
     private readonly parsePool?: ParsePool,
   ) {}
+
+  /**
+   * A fresh cached answer, synchronously, when the in-process cache holds one; undefined otherwise (and for
+   * parameters the operation rejects: `run` then answers with the error).
+   */
+  freshHit(
+    op: AnyOperation,
+    params: Record<string, unknown>,
+    maxAgeSeconds: number | undefined,
+  ): LookupResult | undefined {
+    if (!this.cache || maxAgeSeconds === 0) return undefined;
+    let canonical: Record<string, unknown>;
+    try {
+      canonical = op.canonicalParams ? op.canonicalParams(params) : params;
+    } catch {
+      return undefined;
+    }
+    return this.cache.freshHit(cacheKey(op.name, canonical), op.cacheClass, maxAgeSeconds);
+  }
 
   /**
    * `params` are the validated parameters. Their canonical form (`Operation.canonicalParams`) is computed first — a
@@ -123,7 +143,7 @@ export class LookupService {
       });
       throw e;
     }
-    const json = JSON.stringify(parsed.record);
+    const body = utf8Bytes(JSON.stringify(parsed.record));
     const t2 = performance.now();
     if (this.liveResults) {
       // The seam's types name the built-in marketplaces; one registered at runtime (a test's toy) passes its own ids.
@@ -142,7 +162,7 @@ export class LookupService {
         tier: scope?.tier,
       });
     }
-    return { json, fetchedAt, cache: 'miss', upstreamMs: t1 - t0, parseMs: t2 - t1, missingParts: parsed.missing };
+    return { body, fetchedAt, cache: 'miss', upstreamMs: t1 - t0, parseMs: t2 - t1, missingParts: parsed.missing };
   }
 
   private async parse(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): Promise<Parsed<unknown>> {

@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Counter } from 'prom-client';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LookupCache } from '../cache/lookup-cache.js';
 import { MemoryStore } from '../cache/memory-store.js';
@@ -28,11 +27,14 @@ import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus, registerStatusCanaries } from '../status/index.js';
-import { makeAuthenticate } from './auth.js';
+import { identifyCaller, makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { ConnectionGuard } from './connection-guard.js';
+import { AccessLog } from './access-log.js';
+import { bufferedStdout } from './log-destination.js';
 import { Metrics } from './metrics.js';
+import { SeriesCounter, type CounterSeries } from './series-metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
@@ -101,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   const state: AppState = { ready: true };
 
+  const logOut = deps.logStream ? undefined : bufferedStdout();
+  const logStream = deps.logStream ?? logOut!.stream;
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -108,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'headers["x-api-key"]'],
         censor: '[redacted]',
       },
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
+      stream: logStream,
     },
     // Echo a sane caller-supplied X-Request-Id, otherwise mint one.
     requestIdHeader: false,
@@ -117,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: BODY_LIMIT_BYTES,
+    logController: new AccessLog(logStream, config.logLevel),
     // Errors Node's HTTP parser raises before a request exists (431, 400, 408), and bad URLs: problem+json too.
     clientErrorHandler,
     frameworkErrors,
@@ -175,14 +180,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!deps.keys) keys.close();
     if (!deps.store) await store.close();
     await redis?.close();
+    logOut?.flush();
   });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
   registerBodyHandling(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  app.addHook('onRequest', async (req, reply) => {
+  // (callback style, like every hook on a cached lookup's path: no promise per request)
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
   // Once shutdown began, every answer closes its connection: a keep-alive connection whose request was in flight
   // would otherwise stay open after its answer, and hold app.close() (and the exit) up until keepAliveTimeout (72 s).
@@ -191,11 +199,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!state.ready) reply.header('connection', 'close');
     done(null, payload);
   });
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    const labels = { route, method: req.method, status: String(reply.statusCode) };
-    metrics.requests.inc(labels);
-    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   app.setErrorHandler((e, req, reply) => {
@@ -267,13 +273,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     observeUpstream: (o) => upstreamObservers.push(o),
   });
   const cacheResults = cacheResultCounter(metrics);
+  const bySeries = new Map<string, CounterSeries>();
+  const cacheSeries = (operation: string, result: string) => {
+    const id = operation + result;
+    let series = bySeries.get(id);
+    if (!series) bySeries.set(id, (series = cacheResults.series({ operation, result })));
+    return series;
+  };
   registerOperationRoutes(app, {
     registry,
     lookup,
     deadlineMs: config.deadlineMs,
-    authenticate: guardWithLimits(authenticate, limits),
+    guard: guardWithLimits(identifyCaller(keys), limits),
     onCacheResult: (operation, result) => {
-      cacheResults.inc({ operation, result });
+      cacheSeries(operation, result).inc();
       status.onCacheAnswer(operation, result);
     },
     resaleBProductKeys: config.resaleBProductKeys,
@@ -297,16 +310,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 }
 
 /** `marketlens_cache_results_total{operation, result}`: hit, miss, stale, shared (one registry may serve several apps in tests). */
-function cacheResultCounter(metrics: Metrics): Counter<'operation' | 'result'> {
+function cacheResultCounter(metrics: Metrics): SeriesCounter {
   const name = 'marketlens_cache_results_total';
-  const existing = metrics.registry.getSingleMetric(name) as Counter<'operation' | 'result'> | undefined;
+  const existing = metrics.registry.getSingleMetric(name) as unknown as SeriesCounter | undefined;
   return (
     existing ??
-    new Counter({
+    new SeriesCounter(
       name,
-      help: 'Lookups by operation and how they were answered (X-Cache)',
-      labelNames: ['operation', 'result'] as const,
-      registers: [metrics.registry],
-    })
+      'Lookups by operation and how they were answered (X-Cache)',
+      ['operation', 'result'],
+      metrics.registry,
+    )
   );
 }

@@ -16,8 +16,20 @@ declare module 'fastify' {
 
 const HOW = 'Send your API key in the x-api-key header (or as Authorization: Bearer <key>)';
 
+/**
+ * The async onRequest hook for routes that only need the caller's key.
+ * @example app.route({ ..., onRequest: makeAuthenticate(keys) })
+ */
 export function makeAuthenticate(keys: KeyStore) {
+  const identify = identifyCaller(keys);
   return async function authenticate(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    identify(req);
+  };
+}
+
+/** Sets `req.apiKey` from the presented key, synchronously, or throws the 401/403 (guardWithLimits runs it inline). */
+export function identifyCaller(keys: KeyStore): (req: FastifyRequest) => void {
+  return function identify(req: FastifyRequest): void {
     const header = req.headers['x-api-key'];
     let presented = Array.isArray(header) ? header[0] : header;
     let where = 'x-api-key';

@@ -1,22 +1,25 @@
 /** Prometheus metrics: requests by route and status with latency, upstream fetches by marketplace, tier, outcome. */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { UpstreamEvent, UpstreamObserver } from '../upstream/observer.js';
+import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from './series-metrics.js';
+
+const REQUEST_LABELS = ['route', 'method', 'status'] as const;
 
 export class Metrics implements UpstreamObserver {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'marketlens_http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly requestDuration = new Histogram({
-    name: 'marketlens_http_request_duration_seconds',
-    help: 'HTTP request latency by route and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
+  readonly requests = new SeriesCounter(
+    'marketlens_http_requests_total',
+    'HTTP requests by route, method and status',
+    REQUEST_LABELS,
+    this.registry,
+  );
+  readonly requestDuration = new SeriesHistogram(
+    'marketlens_http_request_duration_seconds',
+    'HTTP request latency by route and status',
+    REQUEST_LABELS,
+    [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    this.registry,
+  );
   readonly upstreamRequests = new Counter({
     name: 'marketlens_upstream_requests_total',
     help: 'Upstream requests by marketplace, fetch tier and outcome',
@@ -31,8 +34,24 @@ export class Metrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  /** Series per (route, method, status), resolved once: per request only the counts move. */
+  private readonly requestSeries = new Map<string, { count: CounterSeries; latency: HistogramSeries }>();
+
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'marketlens_' });
+  }
+
+  /** One answered request: `marketlens_http_requests_total` and `marketlens_http_request_duration_seconds`. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const id = `${status} ${method} ${route}`;
+    let series = this.requestSeries.get(id);
+    if (!series) {
+      const labels = { route, method, status: String(status) };
+      series = { count: this.requests.series(labels), latency: this.requestDuration.series(labels) };
+      this.requestSeries.set(id, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
   }
 
   onUpstream(e: UpstreamEvent): void {

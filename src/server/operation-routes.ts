@@ -2,7 +2,7 @@
  * One route per operation under its neutral path (canonical, documented) and its alias path (same handler, hidden
  * from the docs), generated from the operation registry.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { z } from 'zod';
 import { invalidParam } from '../errors.js';
 import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
@@ -31,7 +31,7 @@ export interface OperationRouteDeps {
   lookup: LookupService;
   deadlineMs: number;
   /** onRequest hook that authenticates the caller (CONTRACT §2) and applies its limits. */
-  authenticate: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  guard: onRequestHookHandler;
   /** Counts how each lookup was answered (X-Cache), for /metrics. */
   onCacheResult?: (operation: string, result: LookupResult['cache']) => void;
   /** MARKETLENS_RESALE_B_PRODUCT_KEYS: GOAT products in the spec's snake_case or GOAT's camelCase. */
@@ -93,7 +93,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
         url,
         // Fastify cannot attach a body schema to the automatic HEAD route.
         exposeHeadRoute: body === undefined,
-        onRequest: deps.authenticate,
+        onRequest: deps.guard,
         preValidation: joinRepeatedParams,
         schema: {
           hide,
@@ -130,27 +130,48 @@ function looseParam(schema: z.ZodType): z.ZodType {
  * `?dial_color=702&dial_color=710` is read as the comma list `702,710`, the spec's form for several values; for a
  * single-valued parameter the joined value then fails its own validation with a message naming it.
  */
-async function joinRepeatedParams(req: FastifyRequest): Promise<void> {
+function joinRepeatedParams(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   const query = req.query as Record<string, unknown>;
-  for (const [k, v] of Object.entries(query)) if (Array.isArray(v)) query[k] = v.join(',');
+  for (const k in query) if (Array.isArray(query[k])) query[k] = (query[k] as unknown[]).join(',');
+  done();
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The route handler. A fresh answer in the in-process cache is sent synchronously (no promise, no timer: most
+ * requests end here); anything else goes through the lookup's async path.
+ */
 function makeHandler(op: AnyOperation, deps: OperationRouteDeps) {
   const present = presenter(op, deps);
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    let query = { ...(req.query as Record<string, unknown>) };
-    const requested = query.max_age as number | undefined;
-    delete query.max_age;
-    if (op.bodyParams) query = mergeBodyParams(op, query, req.body as Record<string, unknown> | null | undefined);
-    const noCache = /\bno-cache\b/i.test(String(req.headers['cache-control'] ?? ''));
-    const result = await deps.lookup.run(op, query, {
-      // A time, not a signal: a cache hit then needs no timer.
-      deadlineAt: Date.now() + deps.deadlineMs,
-      maxAgeSeconds: noCache ? 0 : requested,
-    });
+  const send = (reply: FastifyReply, result: LookupResult) => {
     deps.onCacheResult?.(op.name, result.cache);
     setLookupHeaders(reply, result);
-    return reply.type('application/json; charset=utf-8').send(present ? present(result.json) : result.json);
+    reply.type(JSON_TYPE).send(present ? present(result.body.toString()) : result.body);
+  };
+  return function handler(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
+    const { max_age: requested, ...given } = req.query as Record<string, unknown>;
+    const query = op.bodyParams
+      ? mergeBodyParams(op, given, req.body as Record<string, unknown> | null | undefined)
+      : given;
+    const cacheControl = req.headers['cache-control'];
+    const maxAgeSeconds =
+      cacheControl !== undefined && /\bno-cache\b/i.test(cacheControl) ? 0 : (requested as number | undefined);
+    const hit = deps.lookup.freshHit(op, query, maxAgeSeconds);
+    if (hit) {
+      send(reply, hit);
+      return undefined;
+    }
+    return deps.lookup
+      .run(op, query, {
+        // A time, not a signal: a cache hit then needs no timer.
+        deadlineAt: Date.now() + deps.deadlineMs,
+        maxAgeSeconds,
+      })
+      .then((result) => {
+        send(reply, result);
+        return reply;
+      });
   };
 }
 

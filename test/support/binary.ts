@@ -8,7 +8,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export const TSX = join(ROOT, 'node_modules/.bin/tsx');
 export const CLI = join(ROOT, 'src/cli.ts');
 /** tsx's loader, for running the CLI in a plain `node` process (see startServe). */
-const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+export const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 /** This environment without any MARKETLENS_* of the developer's shell, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,0 +1,279 @@
+/**
+ * MARKETLENS_WORKERS (issue 21), on the real binary: with 2, a cluster primary and two workers share the port —
+ * requests reach both (told apart by the `pid` of their request log lines), usage counts stay exact across them, a
+ * worker killed with -9 is replaced while the other keeps answering, and SIGTERM drains every worker and ends them
+ * all. With 1, the service is the single process it always was.
+ */
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
+import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
+import { TEST_KEY } from './support/app.js';
+import { runCli, startServe, type Served } from './support/binary.js';
+import { closedPort } from './support/ports.js';
+import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** One GET on its own connection: the cluster primary hands each new connection to the next worker. */
+function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolveAnswer, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolveAnswer({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(15_000, () => req.destroy(new Error('request timed out')));
+    req.end();
+  });
+}
+
+type LogLine = Record<string, unknown> & { msg?: string; pid?: number };
+
+/** The JSON log lines printed so far (the first-key banner and other text are skipped). */
+function logLines(server: Served): LogLine[] {
+  return server
+    .out()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, server: Served, ok: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${server.out()}`);
+    await sleep(25);
+  }
+}
+
+/** Pids of the processes that completed a request for `url` (their access lines). */
+function answeringPids(server: Served, url: string): Set<number> {
+  return new Set(
+    logLines(server)
+      .filter((l) => l.msg === 'request completed' && l.url === url)
+      .map((l) => l.pid!),
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function baseEnv(port: number, extra: Record<string, string>): Record<string, string> {
+  return {
+    MARKETLENS_HOST: '127.0.0.1',
+    MARKETLENS_PORT: String(port),
+    MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'marketlens-workers-')),
+    MARKETLENS_API_KEYS: TEST_KEY,
+    MARKETLENS_RATE_LIMIT: '0',
+    // debug: each request's "incoming request" line too, to see which worker holds a lookup still in flight.
+    MARKETLENS_LOG_LEVEL: 'debug',
+    MARKETLENS_BROWSER_PATH: 'none',
+    MARKETLENS_DEADLINE_MS: '10000',
+    MARKETLENS_SHUTDOWN_DELAY_MS: '300',
+    ...extra,
+  };
+}
+
+describe.each(ENGINES)('MARKETLENS_WORKERS=2 on %s: two workers behind one port', (engine) => {
+  const it = base.skipIf(!engineAvailable(engine));
+  let db: TestDatabase | undefined;
+  let goat: SlowGoat;
+  let server: Served;
+  let port: number;
+  /** Pids of the workers that said they listen, in order. */
+  const workerPids = () =>
+    logLines(server)
+      .filter((l) => l.msg === 'worker listening')
+      .map((l) => l.workerPid as number);
+  let lookupsSent = 0;
+  let nextId = 8100;
+
+  beforeAll(async () => {
+    if (!engineAvailable(engine)) return;
+    db = await createTestDatabase(engine);
+    goat = await startSlowGoat(0);
+    port = await closedPort();
+    server = await startServe(
+      baseEnv(port, { ...db.env, MARKETLENS_WORKERS: '2', MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin }),
+    );
+    await until('both workers', server, () => /all workers listening/.test(server.out()));
+  }, 60_000);
+  afterAll(async () => {
+    if (!db) return;
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    for (const pid of workerPids()) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await goat.stop();
+    await db.drop();
+  });
+
+  it('says at start-up how many workers run and that caches and rate limits are per worker', () => {
+    const line = logLines(server).find((l) => l.role === 'primary' && l.workers === 2 && /starting/.test(l.msg!));
+    expect(line?.msg, server.out()).toMatch(/caches and rate limits are per worker/);
+    expect(line?.msg).toMatch(/MARKETLENS_REDIS_URL/);
+    expect(line?.msg).toMatch(/usage counts stay exact/);
+    const pids = workerPids();
+    expect(new Set(pids).size).toBe(2);
+    expect(pids).not.toContain(server.child.pid);
+  });
+
+  it('answers from both workers; each worker caches for itself', async () => {
+    const url = `${PRICES}?query=${nextId++}&country=US`;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => get(port, url, { 'x-api-key': TEST_KEY })));
+    lookupsSent += answers.length;
+    for (const a of answers) expect(a.status, a.body).toBe(200);
+    await until('10 request logs', server, () => answeringPids(server, url).size === 2, 5_000);
+    expect([...answeringPids(server, url)].sort()).toEqual([...workerPids()].sort());
+    // The same lookup was fetched at most once per worker: caches are per worker without Redis.
+    expect(goat.count()).toBeLessThanOrEqual(2);
+  });
+
+  it('counts usage exactly across workers: /api/v1/usage from either worker says every request once', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        get(port, `${PRICES}?query=${8200 + (i % 3)}&country=US`, { 'x-api-key': TEST_KEY }),
+      ),
+    );
+    lookupsSent += answers.length;
+    for (const a of answers) expect(a.status, a.body).toBe(200);
+    // Each worker writes its counts at most 250 ms after its last request.
+    await sleep(800);
+    const pidsSeen = new Set<number>();
+    for (let i = 0; i < 6; i++) {
+      const r = await get(port, '/api/v1/usage', { 'x-api-key': TEST_KEY });
+      expect(r.status, r.body).toBe(200);
+      const usage = JSON.parse(r.body) as { daily: { used: number }; monthly: { used: number } };
+      expect(usage.daily.used).toBe(lookupsSent);
+      expect(usage.monthly.used).toBe(lookupsSent);
+    }
+    // (log lines reach stdout in batches, within 200 ms)
+    await until(
+      'usage answers logged by both workers',
+      server,
+      () => answeringPids(server, '/api/v1/usage').size === 2,
+      5_000,
+    ).catch(() => undefined);
+    for (const pid of answeringPids(server, '/api/v1/usage')) pidsSeen.add(pid);
+    expect(pidsSeen.size, 'both workers answered /api/v1/usage').toBe(2);
+  });
+
+  // Supervising processes does not depend on the database: once is enough.
+  if (engine === 'sqlite') {
+    it('a worker killed with -9 is replaced; the other keeps answering meanwhile', async () => {
+      const [victim, survivor] = workerPids();
+      process.kill(victim!, 'SIGKILL');
+      await until('the primary to notice', server, () =>
+        logLines(server).some((l) => l.msg === 'worker died; starting another' && l.workerPid === victim),
+      );
+      for (let i = 0; i < 6; i++) expect((await get(port, '/healthz')).status).toBe(200);
+      await until('a new worker', server, () => workerPids().length === 3);
+      const replacement = workerPids()[2]!;
+      expect([victim, survivor]).not.toContain(replacement);
+      expect(alive(victim!)).toBe(false);
+      // The replacement takes connections too.
+      const url = `${PRICES}?query=${nextId++}&country=US`;
+      const answers = await Promise.all(Array.from({ length: 8 }, () => get(port, url, { 'x-api-key': TEST_KEY })));
+      lookupsSent += answers.length;
+      for (const a of answers) expect(a.status, a.body).toBe(200);
+      await until('both live workers answering', server, () => answeringPids(server, url).size === 2, 5_000);
+      expect([...answeringPids(server, url)].sort()).toEqual([survivor, replacement].sort());
+    });
+
+    it('a replacement that dies young again waits twice as long before the next one: a crash loop does not spin', async () => {
+      const died = () => logLines(server).filter((l) => l.msg === 'worker died; starting another');
+      expect(died().map((l) => l.restartInMs)).toEqual([100]);
+      const replacement = workerPids()[2]!;
+      process.kill(replacement, 'SIGKILL');
+      await until('the primary to notice', server, () => died().length === 2);
+      expect(died()[1]!.workerPid).toBe(replacement);
+      expect(died()[1]!.restartInMs).toBe(200);
+      await until('another worker', server, () => workerPids().length === 4);
+      expect((await get(port, '/healthz')).status).toBe(200);
+    });
+  }
+
+  it(
+    'SIGTERM: every in-flight lookup completes, every worker exits, the primary exits 0',
+    { timeout: 30_000 },
+    async () => {
+      goat.delayMs = 1500;
+      const before = goat.count();
+      const lookups = Array.from({ length: 6 }, () =>
+        get(port, `${PRICES}?query=${nextId++}&country=US`, { 'x-api-key': TEST_KEY }),
+      );
+      await until('lookups in flight', server, () => goat.count() - before === 6, 10_000);
+      const inFlightOn = new Set(
+        logLines(server)
+          .filter((l) => l.msg === 'incoming request')
+          .slice(-6)
+          .map((l) => l.pid),
+      );
+      expect(inFlightOn.size, 'lookups in flight on both workers').toBe(2);
+      const signalledAt = Date.now();
+      server.child.kill('SIGTERM');
+      const answers = await Promise.all(lookups);
+      for (const a of answers) expect(a.status, a.body).toBe(200);
+      expect(Date.now() - signalledAt).toBeGreaterThan(500);
+      const code = await Promise.race([server.exited, sleep(15_000).then(() => 'still running')]);
+      expect(code, server.out()).toBe(0);
+      for (const pid of workerPids()) expect(alive(pid), `worker ${pid} still running`).toBe(false);
+      const exits = logLines(server).filter((l) => l.msg === 'worker exited');
+      expect(exits.map((l) => l.code)).toEqual([0, 0]);
+    },
+  );
+});
+
+describe('MARKETLENS_WORKERS=2 that cannot start', () => {
+  base(
+    'a port in use: the workers say why and the primary exits 1 instead of re-forking them forever',
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+      const port = (taken.address() as { port: number }).port;
+      try {
+        const ran = await runCli(['serve'], baseEnv(port, { MARKETLENS_WORKERS: '2' }));
+        expect(ran.code, ran.stdout + ran.stderr).toBe(1);
+        expect(ran.stderr).toMatch(/EADDRINUSE/);
+        expect(ran.stdout).toMatch(/a worker failed to start/);
+        expect(ran.stdout).not.toMatch(/worker died; starting another/);
+      } finally {
+        taken.close();
+      }
+    },
+    30_000,
+  );
+});
+
+describe('MARKETLENS_WORKERS=1 (the default): one process, no cluster', () => {
+  base('serves from the process that was started, with no primary', async () => {
+    const port = await closedPort();
+    const server = await startServe(baseEnv(port, { MARKETLENS_WORKERS: '1' }));
+    try {
+      for (let i = 0; i < 3; i++) expect((await get(port, '/healthz')).status).toBe(200);
+      await until('request logs', server, () => answeringPids(server, '/healthz').size > 0, 5_000);
+      expect([...answeringPids(server, '/healthz')]).toEqual([server.child.pid]);
+      expect(logLines(server).some((l) => l.role === 'primary')).toBe(false);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    } finally {
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    }
+  });
+});
