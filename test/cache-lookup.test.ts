@@ -105,6 +105,24 @@ describe('shared fetch and deadlines', () => {
     expect(seen[0]!.aborted).toBe(true);
   });
 
+  it('a flight ends by the deadline of the caller who started it (as a time, not the full deadline from its start)', async () => {
+    const c = cache(5000);
+    const seen: AbortSignal[] = [];
+    const deadlineAt = Date.now() + 150;
+    const t0 = Date.now();
+    const r = c.lookup({
+      key: 'k5',
+      cacheClass: 'prices',
+      marketplace: 'resale-b',
+      deadline: () => AbortSignal.timeout(5000),
+      deadlineAt,
+      fetch: slowFetch(3000, seen),
+    });
+    await expect(r).rejects.toMatchObject({ code: 'upstream_timeout' });
+    expect(seen[0]!.aborted).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
   it('a caller whose deadline passes gets the cached answer when one exists (stale-if-error)', async () => {
     const c = cache();
     const seen: AbortSignal[] = [];

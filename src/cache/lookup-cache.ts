@@ -3,10 +3,11 @@
  * in-flight de-duplication (identical concurrent lookups share one upstream fetch: inside this process through a
  * map of flights, across instances through `RedisFlights`). Rules: see freshness.ts.
  *
- * Whose deadline governs a shared fetch: none of its callers'. A flight runs under its own deadline
- * (MARKETLENS_DEADLINE_MS from when it started) and is never aborted by a caller; each caller only stops *waiting*
- * when its own deadline passes (then stale-if-error applies, or 504). So the first caller timing out cannot fail
- * the callers that joined it, and a fetch that completes after a caller gave up still fills the cache.
+ * Whose deadline governs a shared fetch: the caller's who started it, as a time, never as an abort. A flight ends by
+ * that caller's deadline (at most MARKETLENS_DEADLINE_MS), so the record it assembles, partial if a part hangs, is
+ * ready before that caller stops waiting; no caller's giving up aborts it. Each caller only stops *waiting* when its
+ * own deadline passes (then stale-if-error applies, or 504): the first caller going away cannot fail the callers that
+ * joined it, and a fetch that completes after its callers gave up still fills the cache.
  */
 import type { CacheClass } from '../operations/types.js';
 import type { LookupResult } from '../operations/lookup.js';
@@ -45,6 +46,11 @@ export interface CachedLookupRequest {
   maxAgeSeconds?: number;
   /** The caller's deadline, made on first need (a hit needs none): bounds how long this caller waits, never the shared fetch. */
   deadline: () => AbortSignal;
+  /**
+   * The same deadline as a time, when the caller has one: a flight this request starts ends by then (not a full
+   * MARKETLENS_DEADLINE_MS after it started), so what it assembles is ready before its first caller stops waiting.
+   */
+  deadlineAt?: number;
   fetch: (signal: AbortSignal) => Promise<FetchedAnswer>;
 }
 
@@ -164,7 +170,9 @@ export class LookupCache {
   }
 
   private async runFlight(req: CachedLookupRequest, accept: (a: CachedAnswer) => boolean): Promise<FlightResult> {
-    const signal = AbortSignal.timeout(this.o.deadlineMs);
+    const signal = AbortSignal.timeout(
+      Math.max(0, Math.min(this.o.deadlineMs, (req.deadlineAt ?? Infinity) - Date.now())),
+    );
     const peers = this.o.flights;
     if (!peers?.usable) return this.fetchAndStore(req, signal);
     const listener = await peers.listen(req.key);
