@@ -204,6 +204,28 @@ describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
     expect(res.cookies).toContain('session=abc; Path=/; SameSite=Lax');
   });
 
+  it('asks again when the page navigates itself during an in-page call (a script reloading its document)', async () => {
+    // Bot-manager sensors and challenge pages reload their document on their own; a fetch() running in it is lost.
+    site.serve(
+      '/listing',
+      `<!DOCTYPE html><html><head><title>Listing</title></head><body><h1>Listing</h1><script>
+if (!sessionStorage.getItem('reloaded')) setTimeout(function () { sessionStorage.setItem('reloaded', '1'); location.reload(); }, 300);
+</script></body></html>`,
+    );
+    site.on('/api/slow', (_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 1_000);
+    });
+    const cookies = `cf_clearance=${challenge.clearance}`;
+    const page = await fetcher.fetch({ url: 'https://www.chrono24.com/listing', expect: 'html' }, browserCtx(cookies));
+    expect(page.status).toBe(200);
+    // The pool hands the same page (still on the site) to the next lookup, whose call is in flight when it reloads.
+    const res = await fetcher.fetch({ url: 'https://www.chrono24.com/api/slow', expect: 'json' }, browserCtx(cookies));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ ok: true });
+    expect(site.count('/listing')).toBe(2); // it did reload
+    expect(site.count('/api/slow')).toBe(2); // the lost call, then the one answered
+  });
+
   it('returns the challenge (a block for the client to judge) when it does not pass itself in time', async () => {
     site.on('/stuck', (_req, res) => {
       res

@@ -84,6 +84,9 @@ async function answerOf(page: Page, s: Seen): Promise<PageAnswer> {
 const BROWSER_OWNED =
   /^(cookie|cookie2|host|user-agent|content-length|connection|keep-alive|accept-encoding|accept-language|origin|referer|te|trailer|transfer-encoding|upgrade|via|expect|date|dnt|priority|sec-.*|proxy-.*|upgrade-insecure-requests)$/i;
 
+/** How many times an in-page call is asked again after its document was replaced under it. */
+const NAVIGATIONS_TOLERATED = 2;
+
 /**
  * Calls `url` with `fetch()` from inside `page` (which must already be on the site), with the site's cookies.
  * @example await fetchInPage(page, new URL('https://stockx.com/api/p/e'), { method: 'POST', headers: {…}, body: '{…}', accept: 'application/json' })
@@ -99,29 +102,41 @@ export async function fetchInPage(
   }
   if (req.body !== undefined && req.method !== 'GET' && !headers['content-type'])
     headers['content-type'] = 'application/json';
-  const out = await page.evaluate(
-    async (r: { url: string; method: string; headers: Record<string, string>; body?: string }) => {
-      const res = await fetch(r.url, {
-        method: r.method,
-        headers: r.headers,
-        body: r.body,
-        credentials: 'include',
-        redirect: 'follow',
-      });
-      const h: Record<string, string> = {};
-      res.headers.forEach((v, k) => {
-        h[k] = v;
-      });
-      return { status: res.status, url: res.url, headers: h, body: await res.text() };
-    },
-    {
-      url: url.href,
-      method: req.method,
-      headers,
-      ...(req.body !== undefined && req.method !== 'GET' ? { body: req.body } : {}),
-    },
-  );
-  return { ...out, headers: withoutSetCookie(out.headers) };
+  const ask = () =>
+    page.evaluate(
+      async (r: { url: string; method: string; headers: Record<string, string>; body?: string }) => {
+        const res = await fetch(r.url, {
+          method: r.method,
+          headers: r.headers,
+          body: r.body,
+          credentials: 'include',
+          redirect: 'follow',
+        });
+        const h: Record<string, string> = {};
+        res.headers.forEach((v, k) => {
+          h[k] = v;
+        });
+        return { status: res.status, url: res.url, headers: h, body: await res.text() };
+      },
+      {
+        url: url.href,
+        method: req.method,
+        headers,
+        ...(req.body !== undefined && req.method !== 'GET' ? { body: req.body } : {}),
+      },
+    );
+  // The page may navigate itself at any time (a challenge passing, a bot-manager sensor reloading its document), and a
+  // fetch() running in the document it replaced is lost: once the new document has loaded, ask again.
+  for (let lost = 0; ; lost++) {
+    try {
+      const out = await ask();
+      return { ...out, headers: withoutSetCookie(out.headers) };
+    } catch (e) {
+      if (lost >= NAVIGATIONS_TOLERATED || !/Execution context was destroyed/.test(String((e as Error)?.message)))
+        throw e;
+      await page.waitForLoadState('load').catch(() => undefined);
+    }
+  }
 }
 
 function withoutSetCookie(headers: Record<string, string>): Record<string, string> {
