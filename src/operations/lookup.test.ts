@@ -1,6 +1,8 @@
 /**
- * LookupService's deadline: the upstream work of a lookup ends before the caller stops waiting, so a part that never
- * answers costs only that part (the record is assembled and sent in time) instead of the whole answer.
+ * The deadlines of a lookup's upstream work. LookupService: the upstream work of a lookup runs to the deadline of the caller who asked for it, not to
+ * a deadline of its own started a moment later (the caller would stop waiting first, and a record whose hanging part
+ * is cut at the last moment would be assembled for nobody). sourcesContext: a multi-source lookup's sources end a
+ * reserve before that deadline, so the record is assembled (a hanging part missing) before the caller stops waiting.
  */
 import { describe, expect, it } from 'vitest';
 import { LookupCache } from '../cache/lookup-cache.js';
@@ -10,6 +12,7 @@ import { MarketlensError } from '../errors.js';
 import type { HttpClient, RequestContext } from '../upstream/http-client.js';
 import { LookupService } from './lookup.js';
 import { OPERATIONS } from './registry.js';
+import { sourcesContext } from './sources.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const config = loadConfig({ MARKETLENS_DEADLINE_MS: '5000', MARKETLENS_LOG_LEVEL: 'silent' });
@@ -30,7 +33,7 @@ const params = { query: '6500901' };
 
 describe('LookupService deadline', () => {
   for (const cached of [false, true]) {
-    it(`upstream work ends a reserve before the caller's deadline (${cached ? 'through the cache' : 'uncached'})`, async () => {
+    it(`upstream work ends at the caller's deadline (${cached ? 'through the cache' : 'uncached'})`, async () => {
       const seen: number[] = [];
       const cache = cached
         ? new LookupCache({
@@ -46,8 +49,25 @@ describe('LookupService deadline', () => {
       const deadlineAt = Date.now() + config.deadlineMs - 50;
       await expect(service.run(op, params, { deadlineAt })).rejects.toMatchObject({ code: 'upstream_error' });
       expect(seen).toHaveLength(1);
-      expect(seen[0]).toBeLessThan(deadlineAt);
-      expect(seen[0]).toBeGreaterThanOrEqual(deadlineAt - 500);
+      expect(seen[0]).toBe(deadlineAt);
     });
   }
+});
+
+describe('sourcesContext', () => {
+  const ctx = (deadlineAt?: number): RequestContext => ({
+    marketplace: 'electronics',
+    signal: new AbortController().signal,
+    ...(deadlineAt === undefined ? {} : { deadlineAt }),
+  });
+  it("ends a lookup's sources a reserve before its deadline (a tenth of the time left, at most 250 ms)", () => {
+    const now = Date.now();
+    const long = sourcesContext(ctx(now + 10_000)).deadlineAt!;
+    expect(long).toBeGreaterThanOrEqual(now + 10_000 - 250);
+    expect(long).toBeLessThanOrEqual(now + 10_000 - 249);
+    const short = sourcesContext(ctx(now + 1000)).deadlineAt!;
+    expect(short).toBeGreaterThanOrEqual(now + 1000 - 101);
+    expect(short).toBeLessThanOrEqual(now + 1000 - 99);
+    expect(sourcesContext(ctx()).deadlineAt).toBeUndefined();
+  });
 });

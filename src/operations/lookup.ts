@@ -44,9 +44,6 @@ export interface LookupOptions {
   maxAgeSeconds?: number;
 }
 
-/** Time kept at the end of a lookup's deadline for parsing and sending (at most a tenth of the deadline). */
-const ASSEMBLY_RESERVE_MS = 250;
-
 export class LookupService {
   constructor(
     private readonly config: Config,
@@ -116,16 +113,13 @@ export class LookupService {
     deadlineAt = Date.now() + this.config.deadlineMs,
   ): Promise<LookupResult> {
     const t0 = performance.now();
-    // Upstream work stops a moment before the caller stops waiting: a part that never answers is cut in time for the
-    // rest of the record to be parsed, checked and sent (the part missing), instead of taking the whole answer along.
-    const upstreamEndsAt = deadlineAt - Math.min(ASSEMBLY_RESERVE_MS, this.config.deadlineMs / 10);
     let parsed: Parsed<unknown>;
     let fetchedAt: number;
     let t1 = 0;
     // The client's tally of this lookup's upstream work (requests, bytes, tier), when it keeps one.
     let scope: LookupScope | undefined;
     try {
-      const base = { marketplace: op.marketplace, signal, deadlineAt: upstreamEndsAt };
+      const base = { marketplace: op.marketplace, signal, deadlineAt };
       const fetchWith = (ctx: RequestContext) => {
         scope = ctx.scope;
         return op.fetch({ ...ctx, http: this.http, config: this.config }, params);

@@ -50,7 +50,7 @@ export interface RequestContext {
   signal: AbortSignal;
   /**
    * When the deadline fires (ms since epoch): retries and Retry-After waits that would not fit are skipped. Without
-   * it the client assumes MARKETLENS_DEADLINE_MS from the request.
+   * it the client assumes MARKETLENS_DEADLINE_MS from the request. A request may set one earlier than its lookup's.
    */
   deadlineAt?: number;
   /** Set by `HttpClient.lookup`: the requests of one lookup share its limiter slot and breaker verdict. */

@@ -37,6 +37,21 @@ describe('the resilient client directly', () => {
     });
   });
 
+  it("a request within a lookup ends by its own deadline when that is earlier than the lookup's", async () => {
+    nike.on('/t/slow', () => undefined); // never answers
+    const client = client_(
+      loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_ATTEMPT_TIMEOUT_MS: '5000' }),
+    );
+    const t0 = Date.now();
+    const err = await client
+      .lookup({ ...ctx(), deadlineAt: t0 + 3000 }, (inner) =>
+        client.request({ url: 'https://www.nike.com/t/slow', expect: 'html' }, { ...inner, deadlineAt: t0 + 300 }),
+      )
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'upstream_timeout' });
+    expect(Date.now() - t0).toBeLessThan(1500);
+  });
+
   it('skips a configured browser tier without a fetcher, with a log line', async () => {
     nike.serve('/t/plain', '<p>plain</p>');
     const lines: string[] = [];

@@ -166,7 +166,9 @@ export class ResilientHttpClient implements HttpClient {
     // A bad operation URL is our bug (500), found before any network use.
     assertFetchable(st.descriptor, new URL(req.url), 'request');
     const started = new Date();
-    const res = await this.acrossTiers(req, ctx, st, scope.deadlineAt);
+    // A request may have to end before its lookup does (a source of a multi-source record: operations/sources.ts).
+    const deadlineAt = Math.min(scope.deadlineAt, ctx.deadlineAt ?? Infinity);
+    const res = await this.acrossTiers(req, ctx, st, deadlineAt);
     this.options.recorder?.record(ctx.signal, ctx.marketplace, req, res, started, Date.now() - started.getTime());
     return res;
   }

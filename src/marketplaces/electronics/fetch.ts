@@ -7,7 +7,7 @@ import { MarketlensError, upstreamChanged } from '../../errors.js';
 import type { FetchContext } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import type { UpstreamRequest } from '../../upstream/http-client.js';
-import { allFailed, fetchSources } from '../../operations/sources.js';
+import { allFailed, fetchSources, sourcesContext } from '../../operations/sources.js';
 import type { ElectronicsBodies, SourceName } from './bodies.js';
 import { bestbuyApiKey } from './marketplace.js';
 import { skuFromPage } from './parse-page.js';
@@ -138,8 +138,9 @@ export async function fetchElectronicsBodies(ctx: FetchContext, query: string): 
   bodies.sku = sku;
 
   const sources = plan(sku, bodies.page === undefined, bestbuyApiKey(ctx.config));
+  const sourcesCtx = sourcesContext(ctx);
   const fetched = await fetchSources(
-    sources.map(({ name, request, what }) => ({ name, fetch: () => get(ctx, request, what) })),
+    sources.map(({ name, request, what }) => ({ name, fetch: () => get(sourcesCtx, request, what) })),
   );
   Object.assign(bodies, fetched.bodies);
   bodies.errors = fetched.errors;
