@@ -1,7 +1,7 @@
 /**
  * Figure — MARKETLENS_WORKERS=2 (issue 21): cached-lookup req/s of the real `marketlens serve` with two cluster
  * workers, against a bare single-process Fastify route sending the same bytes. The service is the real binary (the
- * CLI, through tsx's loader, as test/support/binary.ts runs it; its log goes to a file), the marketplace a fake GOAT
+ * compiled CLI with the start command's V8 flags, as `npm start` runs it; its log goes to a file), the marketplace a fake GOAT
  * in this process (hit only while warming), the bare app a child process (bench/lib/bare-child.ts); autocannon runs
  * here, against each in turn, same connections and duration, over loopback. Run alone: `npx tsx bench/workers.ts` (BENCH_WORKERS=1 for the single-process figure).
  */
@@ -12,10 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TEST_KEY } from '../test/support/app.js';
-import { CLI_COMMAND, cleanEnv } from '../test/support/binary.js';
+import { V8_FLAGS } from '../src/v8-flags.js';
+import { cleanEnv } from '../test/support/binary.js';
 import { FakeUpstream } from '../test/support/fake-upstream.js';
 import { closedPort } from '../test/support/ports.js';
 import { startChild } from './lib/child.js';
+import { compiled } from './lib/compiled.js';
 import { startGoatFake } from './lib/goat-fake.js';
 import { benchEnv } from './lib/scenarios.js';
 import { envInt, round } from './lib/stats.js';
@@ -61,8 +63,8 @@ export async function workersFigure(
   const fake = await startGoatFake(new FakeUpstream({ keepLog: false }));
   const port = await closedPort();
   const logFile = join(dir, 'serve.log');
-  const [cmd, argv] = CLI_COMMAND(['serve']);
-  const server = spawn(cmd, argv, {
+  const cli = compiled(new URL('../src/cli.ts', import.meta.url));
+  const server = spawn(process.execPath, [...V8_FLAGS, cli, 'serve'], {
     env: cleanEnv(
       benchEnv(fake.origin, {
         MARKETLENS_WORKERS: String(workers),

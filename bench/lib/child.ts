@@ -1,10 +1,10 @@
 /**
- * Runs a bench server in its own Node process (forked, with tsx), so the load generator (autocannon, in the parent)
- * does not share an event loop with the server it measures. Messages are plain JSON over the IPC channel.
+ * Runs a bench server in its own Node process (compiled, see compiled.ts), so the load generator (autocannon, in the
+ * parent) does not share an event loop with the server it measures. Messages are plain JSON over the IPC channel.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { V8_FLAGS } from '../../src/v8-flags.js';
+import { compiled } from './compiled.js';
 
 export interface Child {
   proc: ChildProcess;
@@ -15,11 +15,9 @@ export interface Child {
 
 /** Starts `file` (a module under bench/) and waits for its `{ type: 'ready', ... }` message. */
 export async function startChild<T>(file: URL, env: Record<string, string> = {}): Promise<{ child: Child; ready: T }> {
-  const proc = fork(fileURLToPath(file), [], {
+  const proc = fork(compiled(file), [], {
     // The service's own V8 flags (as its start command sets them), then any the bench is asked to try.
     execArgv: [
-      '--import',
-      'tsx',
       '--expose-gc',
       ...V8_FLAGS,
       ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),

@@ -3,11 +3,10 @@
  * place, never copied), else the repo fixtures (test/fixtures). One module so every figure uses the same bytes.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { wrapAsNextDataPage } from '../../src/util/next-data.js';
+import { REPO_ROOT as ROOT } from '../../test/support/repo-root.js';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHARED = resolve(ROOT, '../shared/upstream-samples');
 /** The real captures are beside the checkout (not in a fresh clone: the bench then uses the fixtures only). */
 export const sharedAvailable = existsSync(SHARED);

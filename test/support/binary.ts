@@ -1,10 +1,9 @@
 /** Runs the real `marketlens` binary (through tsx) the way a user does, for CLI and shutdown tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { REPO_ROOT as ROOT } from './repo-root.js';
 export const TSX = join(ROOT, 'node_modules/.bin/tsx');
 export const CLI = join(ROOT, 'src/cli.ts');
 /** tsx's loader, for running the CLI in a plain `node` process (see startServe). */

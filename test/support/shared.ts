@@ -3,11 +3,10 @@
  * with a visible notice then, but when CI is set a missing `../shared` is a failure.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { REPO_ROOT } from './repo-root.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const dir = resolve(root, '../shared/upstream-samples');
+const dir = resolve(REPO_ROOT, '../shared/upstream-samples');
 export const sharedAvailable = existsSync(dir);
 
 if (!sharedAvailable) {
