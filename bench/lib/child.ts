@@ -17,11 +17,7 @@ export interface Child {
 export async function startChild<T>(file: URL, env: Record<string, string> = {}): Promise<{ child: Child; ready: T }> {
   const proc = fork(compiled(file), [], {
     // The service's own V8 flags (as its start command sets them), then any the bench is asked to try.
-    execArgv: [
-      '--expose-gc',
-      ...V8_FLAGS,
-      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
-    ],
+    execArgv: ['--expose-gc', ...V8_FLAGS, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
