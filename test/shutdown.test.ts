@@ -4,7 +4,7 @@
  * every in-flight lookup still completes with its 200 record, new connections are refused, and the process exits 0
  * promptly, also when the clients use keep-alive connections.
  */
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,41 +15,13 @@ import { TEST_KEY } from './support/app.js';
 import { closedPort } from './support/ports.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
 import { startServe } from './support/binary.js';
+import { get } from './support/http-get.js';
 
 /** How long the fake GOAT holds each answer: long enough to send SIGTERM while every lookup waits on it. */
 const UPSTREAM_DELAY_MS = 1500;
 /** Shorter than the upstream delay: the listener closes while lookups are still in flight. */
 const SHUTDOWN_DELAY_MS = 500;
 const IN_FLIGHT = 6;
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/**
- * One GET, by default on its own connection (no pool), so each lookup is a separate in-flight request; with a
- * keep-alive agent, as a load balancer or SDK would send it.
- */
-function get(
-  port: number,
-  path: string,
-  headers: Record<string, string> = {},
-  agent: Agent | false = false,
-): Promise<Answer> {
-  return new Promise((resolveAnswer, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolveAnswer({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(15_000, () => req.destroy(new Error('request timed out')));
-    req.end();
-  });
-}
 
 /** /readyz as a load balancer sees it: the status, or the network error code once nothing listens. */
 async function readiness(port: number): Promise<number | string> {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createSender } from '../src/alerts/send.js';
 import { TEST_KEY, auth, testApp } from './support/app.js';
+import { priceObservation } from './support/observations.js';
 import { expectProblem } from './support/problem.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
@@ -135,34 +136,11 @@ describe('webhooks API (local targets allowed)', () => {
     ).json();
     receiver.setSecret(created.secret);
     const before = receiver.messages().length;
-    const at = (n: number) => new Date(Date.parse('2026-11-24T00:00:00Z') + n * 60_000);
     for (const [n, amount] of [
       [1, 50],
       [2, 60],
     ] as const) {
-      app.alerts.handleObservations({
-        operation: 'resale-a.product',
-        marketplace: 'resale-a',
-        lookupId: 'p1',
-        products: [],
-        variants: [],
-        prices: [
-          {
-            marketplace: 'resale-a',
-            operation: 'resale-a.product',
-            productId: 'p1',
-            size: null,
-            condition: null,
-            kind: 'lowest_ask',
-            amount,
-            currency: 'EUR',
-            country: 'DE',
-            inStock: null,
-            observedAt: at(n),
-          },
-        ],
-        observedAt: at(n),
-      });
+      app.alerts.handleObservations(priceObservation(n, amount, { size: null, currency: 'EUR', country: 'DE' }));
     }
     await receiver.waitFor(before + 1);
     expect(receiver.messages().at(-1)).toMatchObject({

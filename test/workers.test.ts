@@ -4,7 +4,6 @@
  * worker killed with -9 is replaced while the other keeps answering, and SIGTERM drains every worker and ends them
  * all. With 1, the service is the single process it always was.
  */
-import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,29 +12,9 @@ import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 import { TEST_KEY } from './support/app.js';
 import { runCli, startServe, type Served } from './support/binary.js';
+import { get } from './support/http-get.js';
 import { closedPort } from './support/ports.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/** One GET on its own connection: the cluster primary hands each new connection to the next worker. */
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolveAnswer, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolveAnswer({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(15_000, () => req.destroy(new Error('request timed out')));
-    req.end();
-  });
-}
 
 type LogLine = Record<string, unknown> & { msg?: string; pid?: number };
 
@@ -215,16 +194,18 @@ describe.each(ENGINES)('MARKETLENS_WORKERS=2 on %s: two workers behind one port'
     async () => {
       goat.delayMs = 1500;
       const before = goat.count();
-      const lookups = Array.from({ length: 6 }, () =>
-        get(port, `${PRICES}?query=${nextId++}&country=US`, { 'x-api-key': TEST_KEY }),
-      );
+      const ids = Array.from({ length: 6 }, () => nextId++);
+      const lookups = ids.map((id) => get(port, `${PRICES}?query=${id}&country=US`, { 'x-api-key': TEST_KEY }));
+      // Seen by the test's checks below even if one fails first (the server is killed then, and they reject).
+      for (const l of lookups) l.catch(() => undefined);
       await until('lookups in flight', server, () => goat.count() - before === 6, 10_000);
-      const inFlightOn = new Set(
-        logLines(server)
-          .filter((l) => l.msg === 'incoming request')
-          .slice(-6)
-          .map((l) => l.pid),
-      );
+      // The log is written in batches (up to 200 ms late): wait for these lookups' own lines.
+      const incoming = () =>
+        logLines(server).filter(
+          (l) => l.msg === 'incoming request' && ids.some((id) => String(l.url).includes(`query=${id}&`)),
+        );
+      await until('lookups logged', server, () => incoming().length === 6, 5_000);
+      const inFlightOn = new Set(incoming().map((l) => l.pid));
       expect(inFlightOn.size, 'lookups in flight on both workers').toBe(2);
       const signalledAt = Date.now();
       server.child.kill('SIGTERM');
