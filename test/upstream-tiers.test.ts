@@ -225,8 +225,11 @@ describe('tiers, retries, proxies, breaker, limits', () => {
     app = await testApp(env({ MARKETLENS_RESALE_B_MIN_INTERVAL_MS: '150' }));
     await Promise.all([get(), get(), get()]);
     starts.sort((a, b) => a - b);
-    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(140);
-    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(140);
+    // Arrival times at the fake: the limiter spaces the sends, and one send delayed on its way (a busy machine, a new
+    // connection) narrows one gap and widens the next. Unlimited, the three arrive within a few ms of each other.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(100);
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(100);
+    expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(270);
     expect(goat.count('/')).toBe(1); // concurrent lookups shared one home-page warm-up
   });
 
