@@ -64,6 +64,19 @@ function batch(prices: PriceSpec[], listingIds?: string[]): ObservationBatch {
   };
 }
 
+/**
+ * The subscription's deliveries once the engine has recorded every answer: the receiver holds a request before the
+ * engine has read its answer and written the outcome, so the queue is read only when nothing is pending or in flight.
+ */
+async function settledDeliveries(engine: AlertEngine, subscriptionId: string) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const list = await engine.queue.list(subscriptionId, 10);
+    if (list.every((d) => d.status !== 'pending' && d.status !== 'inflight') || Date.now() > deadline) return list;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe.each(ENGINES)('alert engine on %s', (engineName) => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -307,10 +320,9 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
       await new Promise((r) => setTimeout(r, 600)); // several failed attempts (connection refused)
       await receiver.restart();
       await receiver.waitFor(5);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(receiver.messages().map((m) => m.data.new)).toEqual([101, 102, 103, 104, 105]);
       const [sub] = await engine.subscriptions.list('key-a');
-      const deliveries = await engine.queue.list(sub!.id, 10);
+      const deliveries = await settledDeliveries(engine, sub!.id);
+      expect(receiver.messages().map((m) => m.data.new)).toEqual([101, 102, 103, 104, 105]);
       expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
       expect(deliveries.at(-1)!.attempts).toBeGreaterThan(1);
       expect(deliveries.at(-1)!.response_code).toBe(204);
@@ -333,7 +345,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     expect(receiver.all.map((r) => r.body.data.new)).toEqual([2, 3, 3, 3]);
     expect(receiver.all[3]!.at - receiver.all[2]!.at).toBeGreaterThanOrEqual(950);
     expect(new Set(receiver.all.slice(1).map((r) => r.id)).size).toBe(1);
-    const deliveries = await engine.queue.list(sub.id, 10);
+    const deliveries = await settledDeliveries(engine, sub.id);
     expect(deliveries.map((d) => [d.status, d.attempts, d.response_code])).toEqual([
       ['delivered', 3, 204],
       ['failed', 1, 410],
