@@ -17,7 +17,8 @@
  * each instance schedules every queued head. Redis is never the only path: the DeliveryWorker keeps sweeping the
  * database every `sweepMs`, and with Redis down or flushed an add fails (or is skipped) and only logs.
  */
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import type { Job, Queue, Worker } from 'bullmq';
+import { bullmq } from '../util/bullmq.js';
 import { Redis } from 'ioredis';
 import type { Claimed, DeliveryQueue, Enqueued, Head, Outcome } from './queue.js';
 import type { AlertLog, DeliveryTiming, DeliveryWorker } from './worker.js';
@@ -66,7 +67,7 @@ export class BullmqDispatch {
     // connection: nothing piles up while Redis is down, and what was not added is the sweep's.
     this.producer = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 5_000 });
     this.producer.on('error', (e) => this.warn('webhook queue: redis error', e));
-    this.bull = new Queue<JobData>(QUEUE, {
+    this.bull = new (bullmq().Queue)<JobData>(QUEUE, {
       connection: this.producer,
       prefix: `${opts.prefix}bull`,
       defaultJobOptions: {
@@ -85,7 +86,7 @@ export class BullmqDispatch {
   start(): void {
     this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
     this.workerConnection.on('error', () => undefined); // reported through the worker's 'error' below
-    this.bullWorker = new Worker<JobData>(QUEUE, (job, token) => this.process(job, token), {
+    this.bullWorker = new (bullmq().Worker)<JobData>(QUEUE, (job, token) => this.process(job, token), {
       connection: this.workerConnection,
       prefix: `${this.opts.prefix}bull`,
       concurrency: this.opts.timing.concurrency,
@@ -141,7 +142,7 @@ export class BullmqDispatch {
       if (id === job.id) {
         // This very job came early (instances' clocks differ): wait for the time it stands for.
         await job.moveToDelayed(head.at, token);
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       await this.add(subscriptionId, id, head.at);
     } finally {

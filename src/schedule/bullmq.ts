@@ -5,7 +5,8 @@
  * CLI write `schedule_jobs`); every instance syncs it into job schedulers, adding what is missing, removing what is
  * gone.
  */
-import { Queue, Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
+import { bullmq } from '../util/bullmq.js';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
@@ -39,7 +40,7 @@ export class BullmqScheduler implements Scheduler {
     // BullMQ needs maxRetriesPerRequest: null on the connection its blocking worker commands use.
     this.connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
     this.connection.on('error', (e) => opts.log?.('warn', 'scheduler redis error', { err: e.message }));
-    this.queue = new Queue(QUEUE, { connection: this.connection, prefix: `${opts.prefix}bull` });
+    this.queue = new (bullmq().Queue)(QUEUE, { connection: this.connection, prefix: `${opts.prefix}bull` });
     // An EventEmitter without an 'error' listener would throw: Redis trouble is logged, lookups go on.
     this.queue.on('error', (e) => opts.log?.('warn', 'scheduler queue error', { err: e.message }));
   }
@@ -49,7 +50,7 @@ export class BullmqScheduler implements Scheduler {
   }
 
   start(): void {
-    this.worker = new Worker(
+    this.worker = new (bullmq().Worker)(
       QUEUE,
       async (bull) => {
         const job = await getJob(this.db, String(bull.data.id));
