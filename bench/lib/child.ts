@@ -3,7 +3,7 @@
  * parent) does not share an event loop with the server it measures. Messages are plain JSON over the IPC channel.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { V8_FLAGS } from '../../src/v8-flags.js';
+import { START_ENV, V8_FLAGS } from '../../src/v8-flags.js';
 import { compiled } from './compiled.js';
 
 export interface Child {
@@ -18,7 +18,7 @@ export async function startChild<T>(file: URL, env: Record<string, string> = {})
   const proc = fork(compiled(file), [], {
     // The service's own V8 flags (as its start command sets them), then any the bench is asked to try.
     execArgv: ['--expose-gc', ...V8_FLAGS, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
-    env: { ...process.env, ...env },
+    env: { ...START_ENV, ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = await new Promise<T>((resolve, reject) => {
