@@ -112,7 +112,8 @@ if (want('workers')) {
   const r = await workersFigure({ workers: 2 });
   results.workers = r;
   console.log(
-    `${r.workers} workers ${r.req_per_s} req/s vs bare single process ${r.bare_single_req_per_s} req/s → ratio ${r.ratio}`,
+    `${r.workers} workers ${r.req_per_s} req/s vs bare single process ${r.bare_single_req_per_s} req/s → ratio ${r.ratio} ` +
+      `(median of rounds ${r.round_ratios.join(', ')}; load generator ${r.generator})`,
   );
 }
 
