@@ -3,9 +3,11 @@
  * sets `RateLimit-*` headers — kept on error responses too, since the error handler reuses the reply — and
  * `GET /api/v1/usage`, the caller's own limits and usage.
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { z } from 'zod';
 import { MarketlensError } from '../errors.js';
+import type { StoredKey } from '../keys/key-store.js';
 import type { KeyLimits, LimitCheck, RateLimitHeaders } from './key-limits.js';
 
 export const USAGE_PATH = '/api/v1/usage';
@@ -26,6 +28,11 @@ export function setRateLimitHeaders(reply: FastifyReply, h: RateLimitHeaders | u
  */
 export function guardWithLimits(identify: (req: FastifyRequest) => void, limits: KeyLimits): onRequestHookHandler {
   return function guard(req, reply, done) {
+    const counted = (req.raw as CountedRequest)[COUNTED];
+    if (counted) {
+      req.apiKey = counted.key;
+      return finish(reply, counted.check, done);
+    }
     let check: LimitCheck | Promise<LimitCheck>;
     try {
       identify(req);
@@ -36,6 +43,17 @@ export function guardWithLimits(identify: (req: FastifyRequest) => void, limits:
     if (check instanceof Promise) check.then((c) => finish(reply, c, done), done);
     else finish(reply, check, done);
   };
+}
+
+/**
+ * A request the cached-hit path (src/server/hit-path.ts) already counted and then handed to Fastify, because its
+ * limits refuse it: the guard answers from this check instead of counting the request twice.
+ */
+const COUNTED = Symbol('marketlens.counted');
+type CountedRequest = IncomingMessage & { [COUNTED]?: { key: StoredKey; check: LimitCheck } };
+
+export function handOverCounted(raw: IncomingMessage, key: StoredKey, check: LimitCheck): void {
+  (raw as CountedRequest)[COUNTED] = { key, check };
 }
 
 function finish(reply: FastifyReply, check: LimitCheck, done: (err?: Error) => void): void {

@@ -118,6 +118,11 @@ export class KeyLimits {
     return limits;
   }
 
+  /** True when `check` answers synchronously (in-memory limits, no Redis). */
+  get synchronous(): boolean {
+    return !this.o.redis;
+  }
+
   /** The limits that apply to a key. */
   policy(key: StoredKey): KeyPolicy {
     const { config } = this.o;
@@ -133,24 +138,28 @@ export class KeyLimits {
    * promise on a cached lookup's path); with Redis it is a promise.
    */
   check(key: StoredKey): LimitCheck | Promise<LimitCheck> {
+    if (!this.o.redis) return this.checkInMemory(key);
+    return this.checkShared(key.id, this.policy(key), Date.now());
+  }
+
+  /** `check` in memory mode (`synchronous`): what the cached-hit path calls. */
+  checkInMemory(key: StoredKey): LimitCheck {
+    if (this.o.redis) throw new Error('limits are shared through Redis: use check()');
     const now = Date.now();
     const p = this.policy(key);
-    if (!this.o.redis) {
-      const rate = p.rate
-        ? this.memoryRate.add(rateKey(p.rate, key.id), 1, p.rate.durationSeconds * 1000, now)
-        : undefined;
-      const usage = this.usage.consume(key.id, now) as UsageCount;
-      const { check, refund } = this.decide(
-        key.id,
-        p,
-        rate && { consumed: rate.points, msBeforeNext: rate.msBeforeNext },
-        usage,
-        now,
-      );
-      if (refund) void this.usage.refund(key.id, now);
-      return check;
-    }
-    return this.checkShared(key.id, p, now);
+    const rate = p.rate
+      ? this.memoryRate.add(rateKey(p.rate, key.id), 1, p.rate.durationSeconds * 1000, now)
+      : undefined;
+    const usage = this.usage.consume(key.id, now) as UsageCount;
+    const { check, refund } = this.decide(
+      key.id,
+      p,
+      rate && { consumed: rate.points, msBeforeNext: rate.msBeforeNext },
+      usage,
+      now,
+    );
+    if (refund) void this.usage.refund(key.id, now);
+    return check;
   }
 
   private async checkShared(keyId: string, p: KeyPolicy, now: number): Promise<LimitCheck> {

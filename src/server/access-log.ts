@@ -45,11 +45,16 @@ export class AccessLog extends LogController {
       reply.log.error({ ...this.fields(request, reply), err: error }, 'request errored');
       return;
     }
+    this.completed(request.id, request.method, request.url, request.ip, reply.statusCode, reply.elapsedTime);
+  }
+
+  /** The line of a request that completed without error (also written by the cached-hit path, hit-path.ts). */
+  completed(id: string, method: string, url: string, ip: string | undefined, status: number, ms: number): void {
     if (!this.enabled) return;
     this.out.write(
-      `${this.head}${Date.now()}${this.bindings}${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
-        `"url":${JSON.stringify(request.url)},"remoteAddress":${JSON.stringify(request.ip ?? null)},` +
-        `"statusCode":${reply.statusCode},"responseTime":${reply.elapsedTime},"msg":"request completed"}\n`,
+      `${this.head}${Date.now()}${this.bindings}${JSON.stringify(id)},"method":${JSON.stringify(method)},` +
+        `"url":${JSON.stringify(url)},"remoteAddress":${JSON.stringify(ip ?? null)},` +
+        `"statusCode":${status},"responseTime":${ms},"msg":"request completed"}\n`,
     );
   }
 

@@ -2,8 +2,7 @@
  * The Fastify app factory: wires configuration, keys, the upstream client and the lookup service into routes.
  * Tests build it with a config pointing the marketplaces at a fake upstream and use `app.inject`.
  */
-import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LookupCache } from '../cache/lookup-cache.js';
 import { MemoryStore } from '../cache/memory-store.js';
@@ -27,12 +26,14 @@ import type { HttpClient } from '../upstream/http-client.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus, registerStatusCanaries } from '../status/index.js';
-import { identifyCaller, makeAuthenticate } from './auth.js';
+import { callerKey, identifyCaller, makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { ConnectionGuard } from './connection-guard.js';
+import { HitPath, installHitPath } from './hit-path.js';
 import { AccessLog } from './access-log.js';
 import { bufferedStdout } from './log-destination.js';
+import { requestIdOf } from './request-id.js';
 import { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
@@ -59,6 +60,8 @@ export interface AppDeps {
   logStream?: NodeJS.WritableStream;
   /** Alert delivery timing/sender overrides (tests). */
   alerts?: AlertsDeps['engine'];
+  /** False: every request goes through Fastify, none through the cached-hit path (tests compare the two). */
+  hitPath?: boolean;
 }
 
 export interface AppState {
@@ -82,11 +85,11 @@ declare module 'fastify' {
       redis?: RedisConnection;
       /** Client connection limits, and closing them on shutdown. */
       connections: ConnectionGuard;
+      /** The cached-hit path in front of Fastify (absent with Redis limits, at debug, or when turned off). */
+      hitPath?: HitPath;
     };
   }
 }
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -105,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const logOut = deps.logStream ? undefined : bufferedStdout();
   const logStream = deps.logStream ?? logOut!.stream;
+  const accessLog = new AccessLog(logStream, config.logLevel);
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -116,12 +120,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // Echo a sane caller-supplied X-Request-Id, otherwise mint one.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers),
     bodyLimit: BODY_LIMIT_BYTES,
-    logController: new AccessLog(logStream, config.logLevel),
+    logController: accessLog,
     // Errors Node's HTTP parser raises before a request exists (431, 400, 408), and bad URLs: problem+json too.
     clientErrorHandler,
     frameworkErrors,
@@ -199,8 +200,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!state.ready) reply.header('connection', 'close');
     done(null, payload);
   });
+  // Request metrics: each route's observer is resolved when the route is added (reading `req.routeOptions` per
+  // request builds a fresh object, and a label string would be built and hashed; issue 21); what no route took
+  // (the not-found handler's 404 and 405) counts as 'unmatched'.
+  app.addHook('onRoute', (route) => {
+    const observe = typeof route.method === 'string' ? metrics.requestObserver(route.url, route.method) : undefined;
+    const hook: onResponseHookHandler = (req, reply, done) => {
+      if (observe) observe(reply.statusCode, reply.elapsedTime / 1000);
+      else metrics.observeRequest(route.url, req.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    };
+    // A new array: Fastify copies a GET route's options for its HEAD route before this runs.
+    route.onResponse = [...hooksOf(route.onResponse), hook];
+  });
   app.addHook('onResponse', (req, reply, done) => {
-    metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (req.is404) metrics.observeRequest('unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 
@@ -280,7 +294,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!series) bySeries.set(id, (series = cacheResults.series({ operation, result })));
     return series;
   };
-  registerOperationRoutes(app, {
+  const hitRoutes = registerOperationRoutes(app, {
     registry,
     lookup,
     deadlineMs: config.deadlineMs,
@@ -306,7 +320,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
 
+  // At debug and trace every request also logs an "incoming request" line through Fastify's child logger.
+  if (deps.hitPath !== false && !['debug', 'trace'].includes(config.logLevel)) {
+    app.marketlens.hitPath = installHitPath(app.server, {
+      routes: hitRoutes,
+      keyOf: callerKey(keys),
+      limits,
+      accessLog,
+      observer: (url) => metrics.requestObserver(url, 'GET'),
+      ready: () => state.ready,
+      log: app.log,
+    });
+  }
   return app;
+}
+
+/** A route option's hooks as an array (Fastify takes one function or several). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** `marketlens_cache_results_total{operation, result}`: hit, miss, stale, shared (one registry may serve several apps in tests). */

@@ -4,6 +4,7 @@
  * two different keys → 401 invalid_api_key; revoked → 403 key_disabled. The key is never logged (pino redacts
  * both headers). The hit path stays synchronous in effect: no allocation unless a Bearer header is sent.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MarketlensError } from '../errors.js';
 import type { KeyStore, StoredKey } from '../keys/key-store.js';
@@ -29,11 +30,22 @@ export function makeAuthenticate(keys: KeyStore) {
 
 /** Sets `req.apiKey` from the presented key, synchronously, or throws the 401/403 (guardWithLimits runs it inline). */
 export function identifyCaller(keys: KeyStore): (req: FastifyRequest) => void {
+  const keyOf = callerKey(keys);
   return function identify(req: FastifyRequest): void {
-    const header = req.headers['x-api-key'];
+    req.apiKey = keyOf(req.headers);
+  };
+}
+
+/**
+ * The caller's stored key from the request headers, or throws the 401/403. No side effect: the cached-hit path
+ * (hit-path.ts) calls it before deciding whether to answer or to hand the request to Fastify.
+ */
+export function callerKey(keys: KeyStore): (headers: IncomingHttpHeaders) => StoredKey {
+  return function keyOf(headers: IncomingHttpHeaders): StoredKey {
+    const header = headers['x-api-key'];
     let presented = Array.isArray(header) ? header[0] : header;
     let where = 'x-api-key';
-    const authorization = req.headers.authorization;
+    const authorization = headers.authorization;
     if (authorization !== undefined) {
       const bearer = bearerToken(authorization);
       if (bearer !== undefined) {
@@ -57,7 +69,7 @@ export function identifyCaller(keys: KeyStore): (req: FastifyRequest) => void {
         `The API key in ${where} is not valid (x-api-key or Authorization: Bearer)`,
       );
     }
-    req.apiKey = check.key;
+    return check.key;
   };
 }
 

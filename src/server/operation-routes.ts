@@ -3,6 +3,7 @@
  * from the docs), generated from the operation registry.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { invalidParam } from '../errors.js';
 import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
@@ -69,9 +70,28 @@ export function operationPaths(registry: Registry = BUILT_IN_REGISTRY): string[]
   return registry.operations.flatMap((op) => [op.path, registry.aliasPath(op)]);
 }
 
-export function registerOperationRoutes(app: FastifyInstance, deps: OperationRouteDeps): void {
+/**
+ * What the cached-hit path (hit-path.ts) needs of one operation route: the same validation, input and answer as the
+ * route's Fastify handler, from the same functions.
+ */
+export interface HitRoute {
+  /** The route's URL (its metrics label). */
+  url: string;
+  /** The parsed query string through the route's own validator: the validated query, or undefined when invalid. */
+  validate(query: Record<string, unknown>): Record<string, unknown> | undefined;
+  /** The fresh in-process answer to a validated query, or undefined; throws what the handler would throw. */
+  freshHit(query: Record<string, unknown>, cacheControl: string | undefined): LookupResult | undefined;
+  /** The body to send (no side effect). */
+  present(result: LookupResult): Buffer | string;
+  /** Counts how the answer was made (X-Cache metrics, status). */
+  count(result: LookupResult): void;
+}
+
+/** Registers every operation's routes; returns them by URL for the cached-hit path. */
+export function registerOperationRoutes(app: FastifyInstance, deps: OperationRouteDeps): Map<string, HitRoute> {
   const registry = deps.registry ?? BUILT_IN_REGISTRY;
   const aliasPath = (op: AnyOperation) => registry.aliasPath(op);
+  const hitRoutes = new Map<string, HitRoute>();
   for (const op of registry.operations) {
     const bodyKeys = op.bodyParams ?? [];
     // Parameters a JSON body may carry are optional on both sides, and without their defaults there (zod's partial()
@@ -83,11 +103,28 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
     );
     const querystring = op.params.extend(documented).extend(loose).extend({ max_age: maxAge });
     const body = bodyKeys.length > 0 ? z.object(loose).strict().nullish() : undefined;
-    const handler = makeHandler(op, deps);
+    const lookup = operationLookup(op, deps);
+    const handler = makeHandler(lookup, deps);
+    // The validator Fastify compiles for the route, compiled the same way for the cached-hit path.
+    const validator = validatorCompiler({ schema: querystring, method: 'GET', url: op.path, httpPart: 'querystring' });
+    const validate = (query: Record<string, unknown>) => {
+      const r = validator(query) as { value?: Record<string, unknown>; error?: unknown };
+      return r.error ? undefined : r.value;
+    };
     for (const [url, hide] of [
       [op.path, false],
       [aliasPath(op), true],
     ] as const) {
+      hitRoutes.set(url, {
+        url,
+        validate,
+        freshHit: (query, cacheControl) => {
+          const input = lookup.input(query, undefined, cacheControl);
+          return deps.lookup.freshHit(op, input.params, input.maxAgeSeconds);
+        },
+        present: lookup.present,
+        count: lookup.count,
+      });
       app.route({
         method: 'GET',
         url,
@@ -117,6 +154,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
       });
     }
   }
+  return hitRoutes;
 }
 
 /** A body-capable parameter as either side takes it: optional, without its default, with its description. */
@@ -136,34 +174,59 @@ function joinRepeatedParams(req: FastifyRequest, _reply: FastifyReply, done: () 
   done();
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** One operation's lookup input and answer, shared by its route handler and the cached-hit path. */
+function operationLookup(op: AnyOperation, deps: OperationRouteDeps) {
+  const present = presenter(op, deps);
+  return {
+    op,
+    /** The validated query (and body) as the lookup's parameters, and the freshness the caller asks for. */
+    input(
+      validated: Record<string, unknown>,
+      body: Record<string, unknown> | null | undefined,
+      cacheControl: string | undefined,
+    ): { params: Record<string, unknown>; maxAgeSeconds: number | undefined } {
+      const { max_age: requested, ...given } = validated;
+      const params = op.bodyParams ? mergeBodyParams(op, given, body) : given;
+      const maxAgeSeconds =
+        cacheControl !== undefined && /\bno-cache\b/i.test(cacheControl) ? 0 : (requested as number | undefined);
+      return { params, maxAgeSeconds };
+    },
+    present(result: LookupResult): Buffer | string {
+      return present ? present(result.body.toString()) : result.body;
+    },
+    count(result: LookupResult): void {
+      deps.onCacheResult?.(op.name, result.cache);
+    },
+  };
+}
 
 /**
- * The route handler. A fresh answer in the in-process cache is sent synchronously (no promise, no timer: most
- * requests end here); anything else goes through the lookup's async path.
+ * The route handler. A fresh answer in the in-process cache is sent synchronously (no promise, no timer); anything
+ * else goes through the lookup's async path. (Most cached hits never get here: hit-path.ts answers them first.)
  */
-function makeHandler(op: AnyOperation, deps: OperationRouteDeps) {
-  const present = presenter(op, deps);
+function makeHandler(lookup: ReturnType<typeof operationLookup>, deps: OperationRouteDeps) {
+  const { op } = lookup;
   const send = (reply: FastifyReply, result: LookupResult) => {
-    deps.onCacheResult?.(op.name, result.cache);
+    lookup.count(result);
+    const body = lookup.present(result);
     setLookupHeaders(reply, result);
-    reply.type(JSON_TYPE).send(present ? present(result.body.toString()) : result.body);
+    reply.type(JSON_TYPE).send(body);
   };
   return function handler(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-    const { max_age: requested, ...given } = req.query as Record<string, unknown>;
-    const query = op.bodyParams
-      ? mergeBodyParams(op, given, req.body as Record<string, unknown> | null | undefined)
-      : given;
-    const cacheControl = req.headers['cache-control'];
-    const maxAgeSeconds =
-      cacheControl !== undefined && /\bno-cache\b/i.test(cacheControl) ? 0 : (requested as number | undefined);
-    const hit = deps.lookup.freshHit(op, query, maxAgeSeconds);
+    const { params, maxAgeSeconds } = lookup.input(
+      req.query as Record<string, unknown>,
+      req.body as Record<string, unknown> | null | undefined,
+      req.headers['cache-control'],
+    );
+    const hit = deps.lookup.freshHit(op, params, maxAgeSeconds);
     if (hit) {
       send(reply, hit);
       return undefined;
     }
     return deps.lookup
-      .run(op, query, {
+      .run(op, params, {
         // A time, not a signal: a cache hit then needs no timer.
         deadlineAt: Date.now() + deps.deadlineMs,
         maxAgeSeconds,
@@ -196,9 +259,14 @@ function mergeBodyParams(
 
 /** CONTRACT §4: X-Cache, Age, Last-Modified, Server-Timing; plus X-Missing-Parts for partial records. */
 export function setLookupHeaders(reply: FastifyReply, r: LookupResult): void {
-  reply.header('x-cache', r.cache);
-  reply.header('age', String(Math.max(0, Math.floor((Date.now() - r.fetchedAt) / 1000))));
-  reply.header('last-modified', r.lastModified ?? new Date(r.fetchedAt).toUTCString());
+  forEachLookupHeader(r, (name, value) => reply.header(name, value));
+}
+
+/** The lookup headers of an answer, in order (the cached-hit path writes them with the same function). */
+export function forEachLookupHeader(r: LookupResult, set: (name: string, value: string) => void): void {
+  set('x-cache', r.cache);
+  set('age', String(Math.max(0, Math.floor((Date.now() - r.fetchedAt) / 1000))));
+  set('last-modified', r.lastModified ?? new Date(r.fetchedAt).toUTCString());
   // Hits and stale answers did no upstream work: no Server-Timing for them (and no work on the hot path).
   if (r.upstreamMs !== undefined || r.waitMs !== undefined) {
     const timing: string[] = [];
@@ -206,7 +274,7 @@ export function setLookupHeaders(reply: FastifyReply, r: LookupResult): void {
     if (r.parseMs !== undefined) timing.push(`parse;dur=${r.parseMs.toFixed(1)}`);
     if (r.waitMs !== undefined)
       timing.push(`shared;desc="joined an identical in-flight fetch";dur=${r.waitMs.toFixed(1)}`);
-    reply.header('server-timing', timing.join(', '));
+    set('server-timing', timing.join(', '));
   }
-  if (r.missingParts.length > 0) reply.header('x-missing-parts', r.missingParts.join(','));
+  if (r.missingParts.length > 0) set('x-missing-parts', r.missingParts.join(','));
 }
