@@ -73,6 +73,7 @@ if (want('throughput')) {
     f.latency_p50_ms,
     f.latency_p99_ms,
     f.major_gcs,
+    f.major_gc_ms,
     f.non_2xx,
     f.errors,
   ];
@@ -87,6 +88,7 @@ if (want('throughput')) {
         'p50 ms',
         'p99 ms',
         'full GCs',
+        'full GC ms',
         'non-2xx',
         'errors',
       ],
@@ -99,7 +101,8 @@ if (want('throughput')) {
   const range = (s: ThroughputResult['req_ratio']) => `${s.median} (range ${s.min}–${s.max})`;
   console.log(
     `median of ${r.rounds.length} interleaved rounds: req/s ratio marketlens/bare = ${range(r.req_ratio)}; ` +
-      `CPU-per-request ratio bare/marketlens = ${range(r.cpu_ratio)}; full GCs in the service's windows: ${r.marketlens_major_gcs}`,
+      `CPU-per-request ratio bare/marketlens = ${range(r.cpu_ratio)}; full GCs in the service's windows: ${r.marketlens_major_gcs}, ` +
+      `${r.marketlens_major_gc_percent} % of their time (a storm runs them back to back)`,
   );
   console.log(
     `(${r.connections} connections × ${r.duration_s} s per window, ${r.response_bytes}-byte answer, request log level ${r.log_level}, ` +

@@ -25,6 +25,8 @@ export interface CannonFigures {
   system_us_per_request: number;
   /** Full (mark-compact) collections in the server during the window. */
   major_gcs: number;
+  /** Their time, ms (a storm is collections back to back: a large share of the window). */
+  major_gc_ms: number;
 }
 
 export interface ThroughputRound {
@@ -48,6 +50,8 @@ export interface ThroughputResult {
   cpu_ratio: RatioSummary;
   /** Full GCs in the server over every measured window of the service (a storm is several per window). */
   marketlens_major_gcs: number;
+  /** Share of the service's measured windows spent in full GCs, %. */
+  marketlens_major_gc_percent: number;
   connections: number;
   duration_s: number;
   response_bytes: number;
@@ -77,6 +81,7 @@ async function measure(child: Child, url: string, connections: number, duration:
     cpu_us_per_request: round(used.cpu_us / Math.max(1, served)),
     system_us_per_request: round(used.system_us / Math.max(1, served)),
     major_gcs: used.major_gcs,
+    major_gc_ms: round(used.major_gc_ms),
   };
 }
 
@@ -120,6 +125,9 @@ export async function throughput(
       req_ratio: summary(rounds.map((r) => r.req_ratio)),
       cpu_ratio: summary(rounds.map((r) => r.cpu_ratio)),
       marketlens_major_gcs: rounds.reduce((n, r) => n + r.marketlens.major_gcs, 0),
+      marketlens_major_gc_percent: round(
+        (100 * rounds.reduce((ms, r) => ms + r.marketlens.major_gc_ms, 0)) / (rounds.length * duration * 1000),
+      ),
       connections,
       duration_s: duration,
       response_bytes: ready.bytes,
