@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredKey } from '../src/keys/key-store.js';
 import type { KeyLimits } from '../src/limits/key-limits.js';
@@ -70,15 +71,16 @@ function exchange(port: number, request: string, head = false): Promise<Exchange
 
 /** What differs between two services by nature: dates, minted ids, seconds counted from each one's own start. */
 function normalise(x: Exchange): Exchange {
-  const id = x.headers.find(([k]) => k === 'x-request-id')?.[1];
+  const id = x.headers.find(([k]) => k.toLowerCase() === 'x-request-id')?.[1];
   const minted = id !== undefined && /^[0-9a-f-]{36}$/.test(id);
-  const headers = x.headers.map(([k, v]): [string, string] => {
+  const headers = x.headers.map(([name, v]): [string, string] => {
+    const k = name.toLowerCase();
     if (k === 'date' || k === 'last-modified')
-      return [k, /^\w{3}, \d\d \w{3} \d{4} [\d:]{8} GMT$/.test(v) ? 'DATE' : v];
-    if (k === 'x-request-id' && minted) return [k, 'MINTED'];
-    if (k === 'age' || k === 'ratelimit-reset' || k === 'retry-after') return [k, /^\d+$/.test(v) ? 'SECONDS' : v];
-    if (k === 'server-timing') return [k, v.replace(/dur=[\d.]+/g, 'dur=N')];
-    return [k, v];
+      return [name, /^\w{3}, \d\d \w{3} \d{4} [\d:]{8} GMT$/.test(v) ? 'DATE' : v];
+    if (k === 'x-request-id' && minted) return [name, 'MINTED'];
+    if (k === 'age' || k === 'ratelimit-reset' || k === 'retry-after') return [name, /^\d+$/.test(v) ? 'SECONDS' : v];
+    if (k === 'server-timing') return [name, v.replace(/dur=[\d.]+/g, 'dur=N')];
+    return [name, v];
   });
   let body = x.body;
   if (minted) body = body.split(id).join('MINTED');
@@ -189,6 +191,27 @@ describe('cached-hit path answers exactly as the Fastify route', () => {
     }
     expect(fast.app.marketlens.hitPath!.served - servedBefore).toBe(cases.filter(([, , o]) => o?.hit).length);
     expect(plain.app.marketlens.hitPath).toBeUndefined();
+  });
+
+  it('gives the same answers to generated query strings (names, values, repeats, raw delimiters)', async () => {
+    const name = fc.constantFrom('query', 'country', 'max_age', 'bogus', 'Query', '__proto__', '');
+    const value = fc.oneof(
+      fc.constantFrom('1341930', '1341931', 'us', 'US', 'UK', 'xx', '', '0', '60', '-1', '1e3', ' ', 'a,b'),
+      fc.string({ maxLength: 6 }).map(encodeURIComponent),
+      fc.constantFrom('%', '%zz', '%00', '+', '#', ';', '[]', '=', '&'),
+    );
+    const target = fc
+      .array(fc.tuple(name, value), { maxLength: 4 })
+      .map((pairs) => `${PRICES}?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`);
+    await fc.assert(
+      fc.asyncProperty(target, fc.boolean(), async (t, noCache) => {
+        const headers = [`x-api-key: ${TEST_KEY}`, ...(noCache ? ['cache-control: no-cache'] : [])];
+        const a = normalise(await exchange(fast.port, get(t, headers)));
+        const b = normalise(await exchange(plain.port, get(t, headers)));
+        expect(a, t).toEqual(b);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('closes the connection after an answer once shutdown began, as Fastify does', async () => {
