@@ -9,7 +9,8 @@
  * answer is certain nothing has happened that Fastify would repeat; the one exception is a request the limits refuse:
  * it was counted here, so it goes to Fastify with its verdict (handOverCounted) and the guard answers from that.
  *
- * test/hit-path.test.ts holds the two paths to the same answers and traces, request by request.
+ * `app.inject` calls Fastify directly, so tests that use it exercise the route; test/hit-path.test.ts holds the two
+ * paths to the same answers and traces over real sockets, request by request.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import querystring from 'fast-querystring';
