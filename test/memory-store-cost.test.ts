@@ -28,19 +28,24 @@ describe('MemoryStore accounting', () => {
   ])('real memory of a full store stays within its bound: %s', (_label, answerBytes) => {
     const budget = 16 * 1024 * 1024;
     const text = 'x'.repeat(answerBytes);
-    const store = new MemoryStore(budget);
-    const before = used();
+    // Held in an array, so it can be let go of below.
+    const held = [new MemoryStore(budget)];
     // Twice what fits: the store is full and has evicted.
     const n = Math.ceil((2 * budget) / answerBytes);
     for (let i = 0; i < n; i++) {
-      store.set(
+      held[0]!.set(
         `resale-b.prices?country=US&query=${1_000_000 + i}`,
         toCachedAnswer(utf8Bytes(text), Date.now(), []),
         60,
       );
     }
-    const grown = used() - before;
-    expect(store.sizeBytes).toBeLessThanOrEqual(budget);
+    expect(held[0]!.sizeBytes).toBeLessThanOrEqual(budget);
+    // What the full store holds: memory with it minus memory right after letting it go. Measured at the end, back
+    // to back, so garbage an earlier test file left in this worker process (freed at some point during the fill)
+    // cannot count against it (CI saw 1.4 MB "grown" for a full 16 MB store, measured from before the fill).
+    const full = used();
+    held.length = 0;
+    const grown = full - used();
     // Heap + backing stores are what JS can see; the rest of an entry's cost (the backing store's native record and
     // malloc's header) is accounted too, so the visible part stays below the bound.
     expect(grown).toBeLessThanOrEqual(budget * 1.02);
