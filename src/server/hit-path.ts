@@ -88,8 +88,9 @@ export class HitPath {
     const url = req.url!;
     const q = url.indexOf('?');
     const hit = this.routes.get(q === -1 ? url : url.slice(0, q));
-    // `#` or `;` in the query, or anything in the path the router would decode or reject: Fastify decides.
-    if (!hit || (q !== -1 && /[#;]/.test(url))) return false;
+    // Anything in the path the router would decode, cut (`#`) or reject is no exact match: Fastify decides. The query
+    // is the router's too: everything after the first `?`, parsed by the same parser.
+    if (!hit) return false;
     const raw = q === -1 ? '' : url.slice(q + 1);
     const parsed = raw.length === 0 ? {} : (querystring.parse(raw) as Record<string, unknown>);
     // A repeated parameter (Fastify's route joins it into a comma list) is left to Fastify.

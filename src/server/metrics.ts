@@ -34,8 +34,7 @@ export class Metrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
-  /** Series per (route, method, status), resolved once: per request only the counts move. */
-  private readonly requestSeries = new Map<string, { count: CounterSeries; latency: HistogramSeries }>();
+  /** One observer per (method, route); each resolves its series once per status: per request only the counts move. */
   private readonly observers = new Map<string, (status: number, seconds: number) => void>();
 
   constructor(defaults = true) {
@@ -44,33 +43,31 @@ export class Metrics implements UpstreamObserver {
 
   /** One answered request: `marketlens_http_requests_total` and `marketlens_http_request_duration_seconds`. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const id = `${method} ${route}`;
-    let observe = this.observers.get(id);
-    if (!observe) this.observers.set(id, (observe = this.requestObserver(route, method)));
-    observe(status, seconds);
+    this.requestObserver(route, method)(status, seconds);
   }
 
   /**
-   * The observer of one route and method, for a caller that knows both up front (a route's own hook): per request it
-   * only finds the series by status number, with no label string to build and hash (issue 21).
+   * The observer of one route and method, for a caller that knows both up front (a route's own hook, the cached-hit
+   * path): per request it only finds the series by status number, with no label string to build and hash (issue 21).
    */
   requestObserver(route: string, method: string): (status: number, seconds: number) => void {
+    const id = `${method} ${route}`;
+    let observe = this.observers.get(id);
+    if (observe) return observe;
     const byStatus = new Map<number, { count: CounterSeries; latency: HistogramSeries }>();
-    return (status, seconds) => {
+    observe = (status, seconds) => {
       let series = byStatus.get(status);
       if (!series) {
-        const id = `${status} ${method} ${route}`;
-        series = this.requestSeries.get(id);
-        if (!series) {
-          const labels = { route, method, status: String(status) };
-          series = { count: this.requests.series(labels), latency: this.requestDuration.series(labels) };
-          this.requestSeries.set(id, series);
-        }
+        // The series objects dedupe by labels themselves (series-metrics.ts).
+        const labels = { route, method, status: String(status) };
+        series = { count: this.requests.series(labels), latency: this.requestDuration.series(labels) };
         byStatus.set(status, series);
       }
       series.count.inc();
       series.latency.observe(seconds);
     };
+    this.observers.set(id, observe);
+    return observe;
   }
 
   onUpstream(e: UpstreamEvent): void {
