@@ -53,6 +53,11 @@ export class EmbeddedScheduler implements Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    await this.idle();
+  }
+
+  /** Resolves once every run started so far has finished and been recorded. */
+  async idle(): Promise<void> {
     await Promise.allSettled([...this.running]);
   }
 

@@ -137,9 +137,11 @@ describe.each(ENGINES)('embedded scheduler on %s', (engine) => {
       await addJob(store.db, { kind: 'canary', payload: {}, intervalMs: 60_000 }, now); // no handler here: left alone
       const a = make('a');
       const b = make('b');
+      // Each pass waits until its runs are recorded (a run holds its job's lease until then): with a fixed 30 ms
+      // wait, a loaded CI machine's PostgreSQL had not recorded one before the next slot, which then skipped it.
       const tickBoth = async () => {
         await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
-        await new Promise((r) => setTimeout(r, 30));
+        await Promise.all([a.idle(), b.idle()]);
       };
       for (let minute = 0; minute < 3; minute++) {
         await tickBoth();
@@ -157,14 +159,14 @@ describe.each(ENGINES)('embedded scheduler on %s', (engine) => {
       now += 10 * 60_000;
       const c = make('c');
       await c.tick();
-      await new Promise((r) => setTimeout(r, 30));
+      await c.idle();
       expect(runs.filter(([n]) => n === 'c')).toHaveLength(5);
       await c.tick();
-      await new Promise((r) => setTimeout(r, 30));
+      await c.idle();
       expect(runs.filter(([n]) => n === 'c')).toHaveLength(5);
       now += 60_000;
       await c.tick();
-      await new Promise((r) => setTimeout(r, 30));
+      await c.idle();
       expect(runs.filter(([n]) => n === 'c')).toHaveLength(10);
       const jobs = await listJobs(store.db, 'track');
       expect(jobs.every((j) => j.runs === 5 && j.lastError === null)).toBe(true);
