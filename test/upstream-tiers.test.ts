@@ -236,7 +236,15 @@ describe('tiers, retries, proxies, breaker, limits', () => {
   it('metrics count upstream requests by marketplace, tier and outcome', async () => {
     goat.serve(BUY_BAR, CLOUDFLARE_CHALLENGE, { status: 403, headers: { 'cf-mitigated': 'challenge' } });
     goat.serve('/unblock', buyBar);
-    app = await testApp(env({ MARKETLENS_UNBLOCKER_URL: `${goat.origin}/unblock?url={url}` }));
+    // Roomy attempt timeout and deadline: this test counts outcomes, and on a loaded CI machine an attempt outlasted
+    // the suite's 500 ms (counted as upstream_timeout instead of upstream_blocked).
+    app = await testApp(
+      env({
+        MARKETLENS_UNBLOCKER_URL: `${goat.origin}/unblock?url={url}`,
+        MARKETLENS_RESALE_B_TIMEOUT_MS: '5000',
+        MARKETLENS_DEADLINE_MS: '15000',
+      }),
+    );
     expect((await get()).statusCode).toBe(200);
     const text = await app.marketlens.metrics.registry.metrics();
     expect(text).toMatch(
