@@ -6,11 +6,16 @@ export function toCsv(rows: Array<Record<string, unknown>>, columns?: string[]):
   return lines.join('\r\n') + '\r\n';
 }
 
+/** A decimal number as JSON and spreadsheets write one, sign included: nothing after it to evaluate. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
   const s = Array.isArray(v) ? v.join(' ') : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  // A leading = + - @ would run as a formula in a spreadsheet: quote-prefix it (OWASP CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
+  // A leading = + - @ tab or CR would run as a formula in a spreadsheet: quote-prefix it (OWASP CSV injection).
+  // A whole number (a negative price change, or PostgreSQL NUMERIC handed over as text) is no formula and stays a
+  // number; `-2+3+cmd|x` only starts like one.
+  const safe = /^[=+\-@\t\r]/.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
