@@ -4,13 +4,20 @@
  * kept against the REAL marketplace URL, so origin overrides (tests) see the same cookies the site would.
  * Bounded as browsers bound theirs (an upstream setting new cookies on every answer must not grow the Cookie header
  * and memory without end): at most MAX_PER_DOMAIN per domain and MAX_TOTAL in all, the oldest evicted first, and a
- * cookie whose name and value exceed MAX_COOKIE_BYTES is ignored.
+ * cookie whose name and value exceed MAX_COOKIE_BYTES is ignored. The Cookie header sent is capped at
+ * MAX_COOKIE_HEADER_BYTES, the oldest cookies left out first.
  */
 
 /** Chrome's and Firefox's limits (RFC 6265 §6.1 asks for at least 50 per domain and 4096 bytes per cookie). */
 export const MAX_PER_DOMAIN = 180;
 export const MAX_TOTAL = 3000;
 export const MAX_COOKIE_BYTES = 4096;
+/**
+ * The jar's bounds still allow 180 × 4 KB = 720 KB for one site, and no server takes a header that size: nginx
+ * refuses a header line over 8 KB (large_client_header_buffers), Node over 16 KB in all, Apache over 8 KB a field.
+ * 8 KiB is what the strictest of them take and holds the few small cookies a bot manager sets many times over.
+ */
+export const MAX_COOKIE_HEADER_BYTES = 8192;
 interface StoredCookie {
   name: string;
   value: string;
@@ -81,12 +88,26 @@ export class CookieJar {
     if (this.cookies.length > MAX_TOTAL) this.cookies = this.cookies.slice(this.cookies.length - MAX_TOTAL);
   }
 
-  /** The Cookie header a browser would send to `url`. */
+  /**
+   * The Cookie header a browser would send to `url`: longer paths first, then oldest first (RFC 6265 §5.4), at most
+   * MAX_COOKIE_HEADER_BYTES — the newest cookies that fit, as a site's latest cookies are the ones it reads.
+   */
   getCookieString(url: string): string {
     const u = new URL(url);
     const now = Date.now();
-    return this.cookies
-      .filter((c) => (c.expires === undefined || c.expires > now) && this.matches(c, u))
+    // `cookies` is oldest first: take from the newest end while the header stays within the cap.
+    const sent: StoredCookie[] = [];
+    let bytes = 0;
+    for (let i = this.cookies.length - 1; i >= 0; i--) {
+      const c = this.cookies[i]!;
+      if ((c.expires !== undefined && c.expires <= now) || !this.matches(c, u)) continue;
+      const size = Buffer.byteLength(c.name) + 1 + Buffer.byteLength(c.value) + (sent.length > 0 ? 2 : 0);
+      if (bytes + size > MAX_COOKIE_HEADER_BYTES) break;
+      bytes += size;
+      sent.push(c);
+    }
+    return sent
+      .reverse()
       .sort((a, b) => b.path.length - a.path.length)
       .map((c) => `${c.name}=${c.value}`)
       .join('; ');
@@ -109,13 +130,20 @@ export class CookieJar {
   }
 }
 
-/** Merges an operation's own Cookie header with the jar's (the operation's values win on equal names). */
+/**
+ * Merges an operation's own Cookie header with the jar's (the operation's values win on equal names), within
+ * MAX_COOKIE_HEADER_BYTES: the operation's own cookies always go, and the jar's make room for them from the front of
+ * its header (the oldest among cookies of one path, which is how sites set them).
+ */
 export function mergeCookies(jar: string, own: string | undefined): string {
   if (!own) return jar;
   if (!jar) return own;
   const names = new Set(own.split(';').map((p) => p.split('=')[0]!.trim()));
   const kept = jar.split('; ').filter((p) => !names.has(p.split('=')[0]!.trim()));
-  return [...kept, own].join('; ');
+  let bytes = Buffer.byteLength(own) + kept.reduce((sum, p) => sum + Buffer.byteLength(p) + 2, 0);
+  let drop = 0;
+  while (bytes > MAX_COOKIE_HEADER_BYTES && drop < kept.length) bytes -= Buffer.byteLength(kept[drop++]!) + 2;
+  return [...kept.slice(drop), own].join('; ');
 }
 
 /**
