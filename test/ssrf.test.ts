@@ -70,6 +70,12 @@ function corpus(host: string, path: string, internal: number): string[] {
     `https://[::ffff:127.0.0.1]${path}`,
     `https://[::ffff:7f00:1]${path}`,
     `https://[0:0:0:0:0:ffff:a9fe:a9fe]/latest/meta-data/`,
+    // IPv4 loopback embedded in IPv6: compatible, NAT64 (well-known and local-use), 6to4, translated (issue 27)
+    `https://[::127.0.0.1]${path}`,
+    `https://[64:ff9b::7f00:1]${path}`,
+    `https://[64:ff9b:1::7f00:1]${path}`,
+    `https://[2002:7f00:1::]${path}`,
+    `https://[::ffff:0:7f00:1]${path}`,
     // numeric spellings of 127.0.0.1 / 169.254.169.254
     `https://2130706433${path}`,
     `http://2130706433:${internal}${path}`,

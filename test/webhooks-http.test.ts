@@ -1,8 +1,9 @@
 /**
  * /api/v1/webhooks over HTTP: ownership (another key gets 404), the secret shown once, validation (400 naming the
  * parameter), the test delivery and its record, and target safety — loopback, IPv6 loopback, metadata, private,
- * a name resolving to 127.0.0.1 and http:// are refused by default; at delivery a name resolving to loopback is
- * refused at connect time and a redirect (to loopback) is never followed.
+ * a name resolving to 127.0.0.1 and http:// are refused by default, and so are IPv6 forms that carry a refused IPv4
+ * (compatible, translated, NAT64, 6to4) while those carrying a public one are accepted; at delivery a name resolving
+ * to loopback is refused at connect time and a redirect (to loopback) is never followed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -192,6 +193,12 @@ describe('webhook target safety (defaults: https only, no private addresses)', (
     ['https://10.1.2.3/hook', /10\.1\.2\.3/],
     ['https://192.168.1.10/hook', /192\.168/],
     ['https://[::ffff:127.0.0.1]/hook', /::ffff/],
+    // Issue 27, item 8: IPv4 loopback embedded in IPv6 (compatible, NAT64 local-use, 6to4, translated).
+    ['https://[::127.0.0.1]/hook', /::7f00:1/],
+    ['https://[64:ff9b:1::7f00:1]/hook', /64:ff9b:1::7f00:1/],
+    ['https://[2002:7f00:1::]/hook', /2002:7f00:1::/],
+    ['https://[::ffff:0:7f00:1]/hook', /::ffff:0:7f00:1/],
+    ['https://[64:ff9b::a9fe:a9fe]/latest/meta-data', /64:ff9b::a9fe:a9fe/],
     ['https://localhost/hook', /resolves to (127\.0\.0\.1|::1)/],
     ['http://example.com/hook', /https/],
   ])('refuses %s at creation', async (url, why) => {
@@ -207,6 +214,33 @@ describe('webhook target safety (defaults: https only, no private addresses)', (
     );
     expect(body.errors[0].param).toBe('url');
     expect(body.errors[0].message).toMatch(why);
+  });
+
+  it.each(['https://[64:ff9b::808:808]/hook', 'https://[2002:808:808::1]/hook', 'https://[::ffff:0:808:808]/hook'])(
+    'accepts %s at creation: the IPv4 it carries (8.8.8.8) is public',
+    async (url) => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: auth,
+        payload: { url, events: ['price.changed'] },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${res.json().id}`, headers: auth });
+    },
+  );
+
+  it('refuses IPv6 forms carrying IPv4 loopback at delivery too, before any connection', async () => {
+    const sender = createSender({ allowHttp: true, allowPrivate: false });
+    try {
+      for (const host of ['[::127.0.0.1]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::]', '[::ffff:0:7f00:1]']) {
+        const r = await sender.send(`http://${host}:9/hook`, '{}', {});
+        expect(r, host).toMatchObject({ ok: false, retryable: false });
+        expect(r.error, host).toMatch(/refused target/);
+      }
+    } finally {
+      sender.close();
+    }
   });
 
   it('refuses a name resolving to loopback at delivery (connect-time DNS check)', async () => {

@@ -1,11 +1,13 @@
 /**
  * Which addresses a webhook may reach. Loopback, private (RFC 1918, ULA), carrier-grade NAT, link-local (which holds
  * the 169.254.169.254 cloud metadata service), multicast and reserved ranges are refused, so a subscription cannot
- * make this service probe its own network. IPv4-mapped IPv6 (dotted or
- * hex, `::ffff:7f00:1`) is judged by its IPv4 part. (Not as a ::ffff:0:0/96 rule: BlockList also matches IPv4
- * addresses against mapped IPv6 rules, so that rule would refuse every IPv4 address.)
+ * make this service probe its own network. An IPv6 address that carries an IPv4 one (mapped, translated, compatible,
+ * NAT64, 6to4, Teredo: embedded-ipv4.ts) is judged by the IPv4 address it reaches, in any spelling (dotted or hex,
+ * `::ffff:7f00:1`). (Not as ::ffff:0:0/96-style rules: BlockList also matches IPv4 addresses against mapped IPv6
+ * rules, so such a rule would refuse every IPv4 address; and 64:ff9b::808:808 reaches a public 8.8.8.8.)
  */
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
 const blocked = new BlockList();
 for (const [net, bits] of [
@@ -29,7 +31,6 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
-  ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],
@@ -46,14 +47,9 @@ export function isBlockedAddress(address: string): boolean {
   const family = isIP(ip);
   if (family === 4) return blocked.check(ip, 'ipv4');
   if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-    if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
-    if (hex) {
-      const hi = parseInt(hex[1]!, 16);
-      const lo = parseInt(hex[2]!, 16);
-      return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
-    }
+    const embedded = embeddedIpv4(ip);
+    if (embedded.kind === 'unknown') return true;
+    if (embedded.kind === 'ipv4') return embedded.addresses.some((a) => blocked.check(a, 'ipv4'));
     return blocked.check(ip, 'ipv6');
   }
   return true;

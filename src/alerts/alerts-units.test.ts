@@ -55,6 +55,41 @@ describe('refused addresses', () => {
   it.each(['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '172.32.0.1'])('%s is allowed', (a) => {
     expect(isBlockedAddress(a)).toBe(false);
   });
+
+  // Issue 27, item 8: IPv6 forms that carry an IPv4 address are judged by that address.
+  it.each([
+    ['::127.0.0.1', 'IPv4-compatible, dotted'],
+    ['::7f00:1', 'IPv4-compatible, hex (as URL normalises it)'],
+    ['::a9fe:a9fe', 'IPv4-compatible metadata service'],
+    ['::ffff:0:7f00:1', 'IPv4-translated'],
+    ['::ffff:0:127.0.0.1', 'IPv4-translated, dotted'],
+    ['::ffff:0:c0a8:101', 'IPv4-translated 192.168.1.1'],
+    ['0:0:0:0:0:ffff:0a00:0001', 'IPv4-mapped 10.0.0.1, full form'],
+    ['64:ff9b::7f00:1', 'NAT64 well-known prefix → 127.0.0.1'],
+    ['64:ff9b::169.254.169.254', 'NAT64 well-known prefix → metadata'],
+    ['64:ff9b:1::7f00:1', 'NAT64 local-use prefix → 127.0.0.1'],
+    ['64:ff9b:1::10.0.0.1', 'NAT64 local-use prefix → 10.0.0.1'],
+    ['64:ff9b:1:ab::808:808', 'NAT64 local-use prefix, IPv4 not in the last 32 bits (cannot be judged)'],
+    ['2002:7f00:1::', '6to4 → 127.0.0.1'],
+    ['2002:a9fe:a9fe::1', '6to4 → 169.254.169.254'],
+    ['2002:c0a8:101:1::1', '6to4 → 192.168.1.1'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo, client 127.0.0.1'],
+    ['2001:0:7f00:1::1', 'Teredo, server 127.0.0.1'],
+  ])('%s is refused (%s)', (a) => {
+    expect(isBlockedAddress(a)).toBe(true);
+  });
+  it.each([
+    ['64:ff9b::808:808', 'NAT64 → 8.8.8.8'],
+    ['64:ff9b::1.1.1.1', 'NAT64 → 1.1.1.1'],
+    ['64:ff9b:1::808:808', 'NAT64 local-use → 8.8.8.8'],
+    ['2002:808:808::1', '6to4 → 8.8.8.8'],
+    ['::ffff:808:808', 'IPv4-mapped 8.8.8.8'],
+    ['::ffff:0:808:808', 'IPv4-translated 8.8.8.8'],
+    ['::8.8.8.8', 'IPv4-compatible 8.8.8.8'],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'Teredo, server 65.54.227.120, client 8.8.8.8'],
+  ])('%s is allowed (%s)', (a) => {
+    expect(isBlockedAddress(a)).toBe(false);
+  });
   it('allows local targets only when configured', () => {
     expect(() => parseTargetUrl('http://127.0.0.1:9/x', { allowHttp: true, allowPrivate: false })).toThrow(/loopback/);
     expect(() => parseTargetUrl('http://127.0.0.1:9/x', { allowHttp: false, allowPrivate: true })).toThrow(/https/);
