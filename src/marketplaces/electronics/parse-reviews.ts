@@ -3,6 +3,7 @@
  * photos from the old page's ratings-and-reviews state, statistics from the new page's `reviewInfo` or the official
  * Products API. Pure.
  */
+import { z } from 'zod';
 import { snakeKeysDeep } from '../../util/snake-case.js';
 import { arr, bool, first, num, obj, str, strArr } from './pick.js';
 import type { ReviewPhoto, ReviewStats, ReviewTopic, Reviews } from './schema.js';
@@ -28,19 +29,28 @@ export function topicsOf(body: unknown): unknown[] | undefined {
   return arr(body) ?? arr(obj(body)?.topics);
 }
 
-const TOPIC_KEYS = ['id', 'text', 'title', 'rating', 'submissionTime'] as const;
+/**
+ * What every topic the reviews API has answered carries (all 60 of the 2024 capture, and the 2025 page's): a string
+ * id (a UUID), its `topicType` and `submissionTime`; and where present, the fields we read keep their types. Key names
+ * alone prove nothing: an unrelated list of `{userId, id, title, body}` has `id` and `title` too.
+ */
+const reviewTopicShape = z.looseObject({
+  id: z.string(),
+  topicType: z.string(),
+  submissionTime: z.string(),
+  title: z.string().nullish(),
+  text: z.string().nullish(),
+  rating: z.number().nullish(),
+});
 
 /**
- * Whether a reviews API answer has the known shape: a topics list (maybe empty) whose every entry is a review topic
- * (an object with at least one of its identifying fields). Anything else — an unrelated JSON array, a list of numbers
- * — is a format change, never a list of all-null topics.
+ * Whether a reviews API answer has the known shape: a topics list (maybe empty) whose every entry is a review topic.
+ * Anything else — an unrelated JSON array, a list of numbers — is a format change (the part is missing), never a
+ * list of topics made of whatever keys happened to match.
  */
 export function isReviewsAnswer(body: unknown): boolean {
   const topics = topicsOf(body);
-  return (
-    topics !== undefined &&
-    topics.every((t) => TOPIC_KEYS.some((k) => obj(t)?.[k] !== undefined && obj(t)?.[k] !== null))
-  );
+  return topics !== undefined && topics.every((t) => reviewTopicShape.safeParse(t).success);
 }
 
 /** One `/ugc/v2/reviews` topic → spec Review topic. */
