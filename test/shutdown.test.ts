@@ -192,6 +192,86 @@ describe('shutdown with silent, half-open and over-long connections', () => {
     },
   );
 
+  /**
+   * Issue 27, item 9: a request whose headers arrived but whose body never completes (Content-Length: 1000, one byte
+   * sent) has no lookup in flight; it held the exit until the request timeout (33.5 s).
+   */
+  const PARTIAL_BODY =
+    `POST /api/v1/webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${TEST_KEY}\r\n` +
+    'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
+  /** serveFor's drain delay; the margin covers the 100 ms sweep and a loaded machine. */
+  const DRAIN_DELAY_MS = 300;
+  const MARGIN_MS = 1_500;
+
+  /** When `socket` closes (ms since the epoch), or undefined once `withinMs` passes without it closing. */
+  function closedAt(socket: Socket, withinMs: number): Promise<number | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), withinMs);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve(Date.now());
+      });
+    });
+  }
+
+  it(
+    'a request whose body never completes does not hold the exit: exit 0 within the drain delay and a margin',
+    { timeout: 30_000 },
+    async () => {
+      const { port, server } = await serveFor({ MARKETLENS_SHUTDOWN_TIMEOUT_MS: '20000' });
+      const partial = await rawSocket(port, PARTIAL_BODY);
+      // The headers went out before this request: by its answer the server has read them (loopback data is readable
+      // at once, and the answer takes several turns of the server's event loop).
+      expect((await get(port, '/healthz')).status).toBe(200);
+      const closed = closedAt(partial, 10_000);
+      const signalledAt = Date.now();
+      server.child.kill('SIGTERM');
+      const code = await Promise.race([server.exited, sleep(10_000).then(() => 'still running 10 s after SIGTERM')]);
+      const took = Date.now() - signalledAt;
+      expect(code, server.out()).toBe(0);
+      expect(took, server.out()).toBeLessThan(DRAIN_DELAY_MS + MARGIN_MS);
+      expect(await closed).toBeDefined();
+    },
+  );
+
+  it(
+    'the unfinished body is cut after the drain delay while a lookup in flight on another connection answers 200',
+    { timeout: 30_000 },
+    async () => {
+      const slow = await startSlowGoat(4_000);
+      try {
+        const { port, server } = await serveFor({
+          MARKETLENS_SHUTDOWN_TIMEOUT_MS: '20000',
+          MARKETLENS_DEADLINE_MS: '30000',
+          MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000',
+          MARKETLENS_RESALE_B_ORIGIN: slow.upstream.origin,
+        });
+        const partial = await rawSocket(port, PARTIAL_BODY);
+        const before = slow.count();
+        const lookup = get(port, `${PRICES}?query=9902&country=US`, { 'x-api-key': TEST_KEY });
+        while (slow.count() === before) await sleep(20);
+        const closed = closedAt(partial, 10_000);
+        const signalledAt = Date.now();
+        server.child.kill('SIGTERM');
+        const cutAt = await closed;
+        expect(cutAt, `the partial request was not cut:\n${server.out()}`).toBeDefined();
+        expect(cutAt! - signalledAt).toBeLessThan(DRAIN_DELAY_MS + MARGIN_MS);
+        const answer = await lookup;
+        const answeredAt = Date.now();
+        expect(answer.status, answer.body).toBe(200);
+        // The lookup was still in flight when the partial request was cut (its upstream answers after 4 s).
+        expect(answeredAt).toBeGreaterThan(cutAt!);
+        const code = await Promise.race([
+          server.exited,
+          sleep(10_000).then(() => 'still running 10 s after the answer'),
+        ]);
+        expect(code, server.out()).toBe(0);
+      } finally {
+        await slow.stop();
+      }
+    },
+  );
+
   it(
     'cuts an in-flight request longer than MARKETLENS_SHUTDOWN_TIMEOUT_MS and exits',
     { timeout: 30_000 },

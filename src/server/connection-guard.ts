@@ -5,11 +5,13 @@
  *   thousands of them exhaust the file descriptors (every request, /healthz included, then fails);
  * - at most `maxConnections` at once: past it a new connection gets a short 503 problem+json and is closed, instead
  *   of the process running out of descriptors;
- * - on shutdown, `closeIdle()` ends the connections no request is using (silent or half-sent ones included) and
- *   `destroyAll()` ends the rest once the grace period is over.
+ * - on shutdown, `closeIdle()` ends the connections no request is being answered on: silent or half-sent ones, idle
+ *   keep-alive ones, and those whose request body has not arrived in full (no handler runs before its body is in, so
+ *   no lookup is lost; such a client could otherwise hold the exit for the whole request timeout); `destroyAll()`
+ *   ends the rest once the grace period is over.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { MarketlensError } from '../errors.js';
 import { toProblem } from './problem.js';
@@ -37,7 +39,7 @@ interface Tracked {
   /** Set until the connection's first request has arrived in full (headers parsed). */
   idleTimer?: NodeJS.Timeout;
   /** Requests on this connection still being answered. */
-  active: number;
+  active: Set<IncomingMessage>;
 }
 
 export class ConnectionGuard {
@@ -60,9 +62,9 @@ export class ConnectionGuard {
       if (!t) return;
       if (t.idleTimer) clearTimeout(t.idleTimer);
       t.idleTimer = undefined;
-      t.active++;
+      t.active.add(req);
       res.once('close', () => {
-        t.active--;
+        t.active.delete(req);
       });
     });
   }
@@ -77,9 +79,12 @@ export class ConnectionGuard {
     return this.refused;
   }
 
-  /** Ends every connection that has no request being answered: silent, half-sent and idle keep-alive ones. */
+  /**
+   * Ends every connection that has no request being answered: silent, half-sent and idle keep-alive ones, and those
+   * whose every request still waits for its body (`complete` turns true once the whole message is in).
+   */
   closeIdle(): void {
-    for (const [socket, t] of this.sockets) if (t.active === 0) socket.destroy();
+    for (const [socket, t] of this.sockets) if ([...t.active].every((req) => !req.complete)) socket.destroy();
   }
 
   /** Ends every connection (the shutdown grace period is over). */
@@ -96,10 +101,10 @@ export class ConnectionGuard {
       setTimeout(() => socket.destroy(), 1000).unref();
       return false;
     }
-    const t: Tracked = { active: 0 };
+    const t: Tracked = { active: new Set() };
     // Idle until a request arrives; after an answer, Node's keepAliveTimeout takes over for that connection.
     t.idleTimer = setTimeout(() => {
-      if (t.active === 0) socket.destroy();
+      if (t.active.size === 0) socket.destroy();
     }, this.options.idleTimeoutMs);
     t.idleTimer.unref();
     this.sockets.set(socket, t);
