@@ -249,7 +249,17 @@ describe('shutdown with silent, half-open and over-long connections', () => {
         const partial = await rawSocket(port, PARTIAL_BODY);
         const before = slow.count();
         const lookup = get(port, `${PRICES}?query=9902&country=US`, { 'x-api-key': TEST_KEY });
-        while (slow.count() === before) await sleep(20);
+        // A HEAD lookup does not wait for a body it never reads: its lookup is in flight although its body is not
+        // complete either, so it must be answered, not cut.
+        const headLookup = await rawSocket(
+          port,
+          `HEAD ${PRICES}?query=9903&country=US HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${TEST_KEY}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+        );
+        let headAnswer = '';
+        headLookup.on('data', (chunk: Buffer) => (headAnswer += chunk.toString('latin1')));
+        const headClosed = closedAt(headLookup, 20_000);
+        while (slow.count() - before < 2) await sleep(20);
         const closed = closedAt(partial, 10_000);
         const signalledAt = Date.now();
         server.child.kill('SIGTERM');
@@ -261,6 +271,8 @@ describe('shutdown with silent, half-open and over-long connections', () => {
         expect(answer.status, answer.body).toBe(200);
         // The lookup was still in flight when the partial request was cut (its upstream answers after 4 s).
         expect(answeredAt).toBeGreaterThan(cutAt!);
+        expect(await headClosed).toBeDefined();
+        expect(headAnswer).toMatch(/^HTTP\/1\.1 200 /);
         const code = await Promise.race([
           server.exited,
           sleep(10_000).then(() => 'still running 10 s after the answer'),

@@ -142,6 +142,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     idleTimeoutMs: config.idleTimeoutMs,
     maxConnections: config.maxConnections,
   });
+  // At shutdown a request whose body is still arriving is cut, unless its handler runs already (a HEAD lookup never
+  // reads its body): tell the guard when one starts.
+  app.addHook('preHandler', (req, _reply, done) => {
+    connections.handlerStarted(req.raw);
+    done();
+  });
   // Durable state (keys, usage, …): SQLite in the data directory, or PostgreSQL. A bad database stops start-up here.
   const store = deps.store ?? (await openStore(config, app.log));
   const keys =

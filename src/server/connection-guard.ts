@@ -6,9 +6,10 @@
  * - at most `maxConnections` at once: past it a new connection gets a short 503 problem+json and is closed, instead
  *   of the process running out of descriptors;
  * - on shutdown, `closeIdle()` ends the connections no request is being answered on: silent or half-sent ones, idle
- *   keep-alive ones, and those whose request body has not arrived in full (no handler runs before its body is in, so
- *   no lookup is lost; such a client could otherwise hold the exit for the whole request timeout); `destroyAll()`
- *   ends the rest once the grace period is over.
+ *   keep-alive ones, and those whose request body has not arrived in full and whose handler has not started (a
+ *   client sending `Content-Length: 1000` and one byte could otherwise hold the exit for the whole request timeout;
+ *   a HEAD lookup runs without reading its body, so a started handler counts as in flight); `destroyAll()` ends the
+ *   rest once the grace period is over.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -44,6 +45,7 @@ interface Tracked {
 
 export class ConnectionGuard {
   private readonly sockets = new Map<Socket, Tracked>();
+  private readonly handling = new WeakSet<IncomingMessage>();
   private refused = 0;
 
   /** @example new ConnectionGuard(app.server, { idleTimeoutMs: 10_000, maxConnections: 4096 }) */
@@ -79,12 +81,20 @@ export class ConnectionGuard {
     return this.refused;
   }
 
+  /** Records that `req`'s handler has started: from then on it is in flight, whether or not its body is in. */
+  handlerStarted(req: IncomingMessage): void {
+    this.handling.add(req);
+  }
+
   /**
    * Ends every connection that has no request being answered: silent, half-sent and idle keep-alive ones, and those
-   * whose every request still waits for its body (`complete` turns true once the whole message is in).
+   * whose every request still waits for its body (`complete` turns true once the whole message is in) with no
+   * handler started.
    */
   closeIdle(): void {
-    for (const [socket, t] of this.sockets) if ([...t.active].every((req) => !req.complete)) socket.destroy();
+    for (const [socket, t] of this.sockets) {
+      if ([...t.active].every((req) => !req.complete && !this.handling.has(req))) socket.destroy();
+    }
   }
 
   /** Ends every connection (the shutdown grace period is over). */
