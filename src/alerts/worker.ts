@@ -73,6 +73,8 @@ export const DEFAULT_TIMING: DeliveryTiming = {
 
 /** In a streak of timeouts, every this-many-th send gets the whole timeout (a slow receiver is not a dead one). */
 export const FULL_TIMEOUT_EVERY = 4;
+/** Streaks remembered at most (the oldest forgotten first): subscriptions created and deleted cannot grow it. */
+const MAX_STREAKS = 10_000;
 
 /** Delay before attempt `attempts + 1`, jittered so receivers coming back are not hit by every retry at once. */
 export function backoffMs(
@@ -191,8 +193,11 @@ export class DeliveryWorker {
     const headers = signatureHeaders(sub.secret, c.id, Math.floor(Date.now() / 1000), body);
     const streak = this.timeouts.get(sub.id) ?? 0;
     const result = await this.sender.send(sub.url, body, { ...headers }, { timeoutMs: this.timeoutFor(streak) });
-    if (result.timedOut) this.timeouts.set(sub.id, streak + 1);
-    else this.timeouts.delete(sub.id);
+    this.timeouts.delete(sub.id);
+    if (result.timedOut) {
+      this.timeouts.set(sub.id, streak + 1);
+      if (this.timeouts.size > MAX_STREAKS) this.timeouts.delete(this.timeouts.keys().next().value!);
+    }
     const now = Date.now();
     let outcome: Outcome;
     if (result.ok) {
