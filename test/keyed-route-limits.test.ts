@@ -46,7 +46,7 @@ describe.each(MODES)('keyed routes count against a 60/min key (limits $limits)',
     await app?.close();
     if (redis && redisAvailable) await deletePrefix(prefix);
   });
-  const run = redis && !redisAvailable ? it.skip : it;
+  const run = it.skipIf(redis && !redisAvailable);
 
   const usage = async (key: string) => {
     const res = await app.inject({ url: '/api/v1/usage', headers: { 'x-api-key': key } });
@@ -92,7 +92,7 @@ describe.each(MODES)('keyed routes count against a 60/min key (limits $limits)',
 
   // In memory only: with Redis a scheduled fetch refused meanwhile is counted, then given back, in two round trips,
   // and a usage read between them would see one more (the guard is the same on every route; the others cover Redis).
-  (redis ? it.skip : it)('POST /api/v1/db/products: creates and their scheduled fetches share the budget', async () => {
+  it.skipIf(redis)('POST /api/v1/db/products: creates and their scheduled fetches share the budget', async () => {
     // Each tracked product's first fetch (at once) is charged to the key too, so creates are refused before 60.
     const headers = { 'x-api-key': KEYS.track };
     const statuses: number[] = [];
