@@ -82,6 +82,9 @@ const globalShape = {
   /** Webhook targets: allow http:// URLs, and names/addresses in loopback, private or link-local ranges (tests, LANs). */
   MARKETLENS_WEBHOOK_ALLOW_HTTP: bool.default(false),
   MARKETLENS_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** What one key may own: webhook subscriptions and tracked products (issue 27); creating more answers 409. */
+  MARKETLENS_MAX_WEBHOOKS_PER_KEY: int(1, 1_000_000).default(100),
+  MARKETLENS_MAX_TRACKED_PER_KEY: int(1, 1_000_000).default(1000),
   MARKETLENS_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'expected postgres://user@host:port/database')
@@ -277,6 +280,8 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
     databaseUrl: e.MARKETLENS_DATABASE_URL,
     webhooks: { allowHttp: e.MARKETLENS_WEBHOOK_ALLOW_HTTP, allowPrivate: e.MARKETLENS_WEBHOOK_ALLOW_PRIVATE },
     historyRetentionDays: e.MARKETLENS_HISTORY_RETENTION_DAYS,
+    maxWebhooksPerKey: e.MARKETLENS_MAX_WEBHOOKS_PER_KEY,
+    maxTrackedPerKey: e.MARKETLENS_MAX_TRACKED_PER_KEY,
     redisUrl: e.MARKETLENS_REDIS_URL,
     redisPrefix: e.MARKETLENS_REDIS_PREFIX,
     proxyUrls: e.MARKETLENS_PROXY_URLS,

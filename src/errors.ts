@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   not_found: C(404, 'Product not found'),
   route_not_found: C(404, 'Route not found'),
   method_not_allowed: C(405, 'Method not allowed'),
+  // A key owns as many webhook subscriptions / tracked products as allowed: delete one to add another.
+  limit_reached: C(409, 'Limit reached'),
   rate_limited: C(429, 'Rate limit exceeded'),
   quota_exceeded: C(429, 'Quota exceeded'),
   internal: C(500, 'Internal error'),

@@ -13,6 +13,8 @@
  *   <id>.r<n>     attempt n + 1 due (after a retry outcome, or found not yet due)
  *   <id>.l<n>     attempt n's lease expires (found in flight: its holder may have died)
  *   <id>.next     <id> finished: its subscription's next delivery
+ * A job whose subscription's key (or key and target host) holds its share of this instance's send slots
+ * (send-shares.ts) is put back as delayed for about `deferMs`, freeing its worker slot for other keys' jobs.
  * A killed instance's active job is re-run by BullMQ's stalled-job check (lockDuration = the lease), and on start
  * each instance schedules every queued head. Redis is never the only path: the DeliveryWorker keeps sweeping the
  * database every `sweepMs`, and with Redis down or flushed an add fails (or is skipped) and only logs.
@@ -29,7 +31,7 @@ export interface BullmqDispatchOptions {
   prefix: string;
   queue: DeliveryQueue;
   worker: DeliveryWorker;
-  timing: Pick<DeliveryTiming, 'leaseMs' | 'concurrency'>;
+  timing: Pick<DeliveryTiming, 'leaseMs' | 'concurrency' | 'deferMs'>;
   log: AlertLog;
 }
 
@@ -131,6 +133,14 @@ export class BullmqDispatch {
 
   private async process(job: Job<JobData>, token?: string): Promise<void> {
     const { subscriptionId } = job.data;
+    const { worker } = this.opts;
+    const sub = await worker.subscription(subscriptionId);
+    if (sub && !worker.shares.take(sub.keyId, sub.url)) {
+      // Over its share: look again later rather than hold a worker slot another key's job could use.
+      const deferMs = Math.round(this.opts.timing.deferMs * (0.75 + Math.random() * 0.5));
+      await job.moveToDelayed(Date.now() + deferMs, token);
+      throw new (bullmq().DelayedError)();
+    }
     this.active++;
     try {
       const { claimed, head } = await this.opts.queue.claimHead(subscriptionId, this.opts.timing.leaseMs);
@@ -146,6 +156,7 @@ export class BullmqDispatch {
       }
       await this.add(subscriptionId, id, head.at);
     } finally {
+      if (sub) worker.shares.release(sub.keyId, sub.url);
       if (--this.active === 0) this.drained?.();
     }
   }

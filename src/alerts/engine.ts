@@ -63,8 +63,12 @@ export class AlertEngine {
     this.subscriptions = new Subscriptions(options.db);
     this.queue = new DeliveryQueue(options.db);
     this.state = new AlertState(options.db);
-    this.sender = options.sender ?? createSender(options.policy, options.timeoutMs ?? 10_000);
-    this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.timing = {
+      ...DEFAULT_TIMING,
+      ...(options.timeoutMs === undefined ? {} : { sendTimeoutMs: options.timeoutMs }),
+      ...options.timing,
+    };
+    this.sender = options.sender ?? createSender(options.policy, this.timing.sendTimeoutMs);
     this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, options.log);
     if (options.redis)
       this.dispatch = new BullmqDispatch({

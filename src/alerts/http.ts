@@ -2,7 +2,7 @@
  * Wires alerts into the app: the alert engine on the database, its delivery loop, and the /api/v1/webhooks routes.
  * `app.alerts.handleObservations` / `handleFailure` are the inputs the history and the lookup seam feed.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
@@ -17,11 +17,10 @@ declare module 'fastify' {
   }
 }
 
-type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
 export interface AlertsDeps {
   config: Config;
-  authenticate: Hook;
+  /** Authenticates the caller and counts the request against its rate limit and quota (guardWithLimits). */
+  guard: onRequestHookHandler;
   problem: z.ZodType;
   /** The app's store when it has one; otherwise alerts open (and close) their own. */
   store?: Store;
@@ -40,7 +39,12 @@ export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Pr
     ...deps.engine,
   });
   app.decorate('alerts', engine);
-  registerWebhookRoutes(app, deps.authenticate, engine, deps.problem);
+  registerWebhookRoutes(app, {
+    guard: deps.guard,
+    alerts: engine,
+    problem: deps.problem,
+    cap: { engine: store.engine, max: deps.config.maxWebhooksPerKey },
+  });
   app.addHook('onReady', async () => engine.start());
   app.addHook('onClose', async () => {
     await engine.close();

@@ -7,8 +7,9 @@
  * claim which subscription's head (claimHead, dispatch-bullmq.ts); the rows stay here, the record and the order.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { AlertDeliveriesTable, AlertTables } from './schema.js';
+import type { ClaimExclusions, SendShares } from './send-shares.js';
 import { generateMessageId } from './signing.js';
 
 export interface QueuedMessage {
@@ -21,6 +22,9 @@ export interface Claimed {
   seq: string;
   id: string;
   subscriptionId: string;
+  /** The subscription's key and URL at claim time (what its send slot was counted against). */
+  keyId: string;
+  url: string;
   eventType: string;
   payload: string;
   attempts: number;
@@ -78,8 +82,28 @@ type HeadQuery = SelectQueryBuilder<
     | 'first_attempt_at'
     | 'next_attempt_at'
     | 'locked_until'
-  >
+  > & { key_id: string; url: string }
 >;
+
+/** Claim rounds per call: each round either claims or adds a newly full share to the exclusions. */
+const CLAIM_ROUNDS = 8;
+
+/** The claim query without the subscriptions whose key or (key, target) is at its share. */
+function excluding(q: HeadQuery, ex: ClaimExclusions | undefined): HeadQuery {
+  if (!ex) return q;
+  if (ex.keys.length > 0) q = q.where('s.key_id', 'not in', ex.keys);
+  for (const t of ex.targets) {
+    q = q.where((eb) =>
+      eb.not(
+        eb.and([
+          eb('s.key_id', '=', t.keyId),
+          eb(sql<string>`substr(${sql.ref('s.url')}, 1, ${sql.lit(t.prefix.length)})`, '=', t.prefix),
+        ]),
+      ),
+    );
+  }
+  return q;
+}
 
 let counter = 0;
 const instance = randomUUID().slice(0, 8);
@@ -142,20 +166,42 @@ export class DeliveryQueue {
     return rows.map((r) => ({ id: r.id, subscriptionId: r.subscription_id }));
   }
 
-  /** Claims up to `limit` due deliveries (at most one per subscription) for `leaseMs`. */
-  async claim(limit: number, leaseMs: number, now = Date.now()): Promise<Claimed[]> {
-    // Two queries rather than one OR: each walks its own index in order and stops after `limit` heads, instead of
-    // testing every queued row for being its subscription's head.
-    const expired = await this.heads(limit, (q) =>
-      q.where('d.status', '=', 'inflight').where('d.locked_until', '<', now).orderBy('d.locked_until'),
-    );
-    const due =
-      expired.length >= limit
-        ? []
-        : await this.heads(limit - expired.length, (q) =>
-            q.where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).orderBy('d.next_attempt_at'),
-          );
-    return this.claimRows([...expired, ...due], leaseMs, now);
+  /**
+   * Claims up to `limit` due deliveries (at most one per subscription) for `leaseMs`. With `shares`, each claim takes
+   * a send slot of its key and target, and subscriptions over a share are left for later (send-shares.ts).
+   */
+  async claim(limit: number, leaseMs: number, now = Date.now(), shares?: SendShares): Promise<Claimed[]> {
+    const claimed: Claimed[] = [];
+    for (let round = 0; round < CLAIM_ROUNDS && claimed.length < limit; round++) {
+      const want = limit - claimed.length;
+      const ex = shares?.exclusions();
+      // Two queries rather than one OR: each walks its own index in order and stops after `want` heads, instead of
+      // testing every queued row for being its subscription's head.
+      const expired = await this.heads(want, (q) =>
+        excluding(q, ex).where('d.status', '=', 'inflight').where('d.locked_until', '<', now).orderBy('d.locked_until'),
+      );
+      const due =
+        expired.length >= want
+          ? []
+          : await this.heads(want - expired.length, (q) =>
+              excluding(q, ex)
+                .where('d.status', '=', 'pending')
+                .where('d.next_attempt_at', '<=', now)
+                .orderBy('d.next_attempt_at'),
+            );
+      const candidates = [...expired, ...due];
+      const admitted = shares ? candidates.filter((c) => shares.take(c.key_id, c.url)) : candidates;
+      const won = await this.claimRows(admitted, leaseMs, now);
+      if (shares) {
+        const kept = new Set(won.map((c) => c.seq));
+        for (const c of admitted) if (!kept.has(c.seq)) shares.release(c.key_id, c.url);
+      }
+      claimed.push(...won);
+      // Done when the queue has no more due heads, or nothing was skipped for a share (the next round would find
+      // the same rows); otherwise the skipped ones' shares are now excluded, and the next round looks past them.
+      if (candidates.length < want || admitted.length === candidates.length) break;
+    }
+    return claimed;
   }
 
   /**
@@ -214,6 +260,8 @@ export class DeliveryQueue {
         seq: c.seq,
         id: c.id,
         subscriptionId: c.subscription_id,
+        keyId: c.key_id,
+        url: c.url,
         eventType: c.event_type,
         payload: c.payload,
         attempts: c.attempts + 1,
@@ -240,6 +288,8 @@ export class DeliveryQueue {
         'd.first_attempt_at',
         'd.next_attempt_at',
         'd.locked_until',
+        's.key_id',
+        's.url',
       ])
       .where('s.enabled', '=', 1)
       .where((eb) =>

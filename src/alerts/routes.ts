@@ -2,18 +2,18 @@
  * /api/v1/webhooks: alert subscriptions of the calling key (OpenAPI tag "Webhooks"). A subscription of another key
  * answers 404 like one that does not exist. The signing secret is returned once, by POST.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MarketlensError } from '../errors.js';
+import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { EVENT_TYPES, filterSchema, normaliseFilter } from './events.js';
 import type { AlertEngine } from './engine.js';
 import type { Subscription } from './subscriptions.js';
 import { assertResolvable, parseTargetUrl } from './target-guard.js';
+import type { Engine } from '../store/index.js';
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
-
-type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 const TAG = 'Webhooks';
 
@@ -102,14 +102,19 @@ function notFound(id: string): MarketlensError {
   return new MarketlensError('route_not_found', `No webhook ${id} for this API key`);
 }
 
-export function registerWebhookRoutes(
-  app: FastifyInstance,
-  authenticate: Hook,
-  alerts: AlertEngine,
-  problem: z.ZodType,
-): void {
+export interface WebhookRouteDeps {
+  /** Authenticates the caller and counts the request against its rate limit and quota (guardWithLimits). */
+  guard: onRequestHookHandler;
+  alerts: AlertEngine;
+  problem: z.ZodType;
+  /** The most subscriptions one key may own (MARKETLENS_MAX_WEBHOOKS_PER_KEY), on this database engine. */
+  cap: { engine: Engine; max: number };
+}
+
+export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
+  const { guard, alerts, problem, cap } = deps;
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const errors = { 400: problem, 401: problem, 403: problem, 404: problem };
+  const errors = { 400: problem, 401: problem, 403: problem, 404: problem, 429: problem };
   const keyId = (req: FastifyRequest) => {
     if (!req.apiKey) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
     return req.apiKey.id;
@@ -121,7 +126,7 @@ export function registerWebhookRoutes(
   };
 
   r.post(WEBHOOKS_PATH, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'createWebhook',
       tags: [TAG],
@@ -129,30 +134,32 @@ export function registerWebhookRoutes(
       description:
         'Creates a subscription: every matching event is POSTed to `url` as `{type, timestamp, data}` with Standard Webhooks ' +
         'headers (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`) signed with the returned ' +
-        '`secret`, which is shown only here. Failed deliveries are retried with exponential backoff for up to 24 h.',
+        '`secret`, which is shown only here. Failed deliveries are retried with exponential backoff for up to 24 h. ' +
+        'A key owns at most MARKETLENS_MAX_WEBHOOKS_PER_KEY subscriptions (default 100): past it, 409 `limit_reached`. ' +
+        COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       body: createSchema,
-      response: { 201: createdSchema, ...errors },
+      response: { 201: createdSchema, ...errors, 409: problem },
     },
     handler: async (req, reply) => {
       const owner = keyId(req);
       const url = await checkUrl(req.body.url);
-      const sub = await alerts.subscriptions.create(owner, {
-        url,
-        events: req.body.events,
-        filter: normaliseFilter(req.body.filter),
-        description: req.body.description,
-      });
+      const sub = await alerts.subscriptions.createWithinCap(
+        owner,
+        { url, events: req.body.events, filter: normaliseFilter(req.body.filter), description: req.body.description },
+        cap,
+      );
       return reply.code(201).send({ ...view(sub), secret: sub.secret });
     },
   });
 
   r.get(WEBHOOKS_PATH, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'listWebhooks',
       tags: [TAG],
       summary: 'Your webhook subscriptions',
+      description: 'Every subscription of the calling key, oldest first. ' + COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       response: { 200: z.object({ data: z.array(webhookSchema) }), ...errors },
     },
@@ -160,11 +167,12 @@ export function registerWebhookRoutes(
   });
 
   r.get(`${WEBHOOKS_PATH}/:id`, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'getWebhook',
       tags: [TAG],
       summary: 'One webhook subscription',
+      description: COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       params: idParams,
       response: { 200: webhookSchema, ...errors },
@@ -177,11 +185,14 @@ export function registerWebhookRoutes(
   });
 
   r.patch(`${WEBHOOKS_PATH}/:id`, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'updateWebhook',
       tags: [TAG],
       summary: 'Change a webhook subscription',
+      description:
+        'Changes the given fields; `enabled: true` resumes a paused or auto-disabled subscription. ' +
+        COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       params: idParams,
       body: patchSchema,
@@ -203,11 +214,12 @@ export function registerWebhookRoutes(
   });
 
   r.delete(`${WEBHOOKS_PATH}/:id`, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'deleteWebhook',
       tags: [TAG],
       summary: 'Delete a webhook subscription and its queued deliveries',
+      description: COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       params: idParams,
       response: { 204: z.null(), ...errors },
@@ -219,12 +231,13 @@ export function registerWebhookRoutes(
   });
 
   r.post(`${WEBHOOKS_PATH}/:id/test`, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'testWebhook',
       tags: [TAG],
       summary: 'Queue a signed test event',
-      description: 'Queues a `webhook.test` event for the subscription; see its outcome in /deliveries.',
+      description:
+        'Queues a `webhook.test` event for the subscription; see its outcome in /deliveries. ' + COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       params: idParams,
       response: { 202: z.object({ queued: z.literal(true) }), ...errors },
@@ -238,12 +251,12 @@ export function registerWebhookRoutes(
   });
 
   r.get(`${WEBHOOKS_PATH}/:id/deliveries`, {
-    onRequest: authenticate,
+    onRequest: guard,
     schema: {
       operationId: 'listWebhookDeliveries',
       tags: [TAG],
       summary: 'Recent deliveries of a subscription',
-      description: 'Newest first: status, attempts, last response code and latency.',
+      description: 'Newest first: status, attempts, last response code and latency. ' + COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       params: idParams,
       querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),

@@ -17,10 +17,17 @@ export interface SendResult {
   /** Seconds the receiver asked us to wait (Retry-After), when it did. */
   retryAfterSeconds: number | null;
   error: string | null;
+  /** No answer within the timeout (the worker backs such a receiver off); absent = false. */
+  timedOut?: boolean;
+}
+
+export interface SendOptions {
+  /** This attempt's timeout (shortened for a receiver in a streak of timeouts); default the sender's own. */
+  timeoutMs?: number;
 }
 
 export interface Sender {
-  send(url: string, body: string, headers: Record<string, string>): Promise<SendResult>;
+  send(url: string, body: string, headers: Record<string, string>, options?: SendOptions): Promise<SendResult>;
   close(): void;
 }
 
@@ -37,11 +44,13 @@ export function createSender(policy: TargetPolicy, timeoutMs = 10_000): Sender {
       agents['http:'].destroy();
       agents['https:'].destroy();
     },
-    send: (target, body, headers) =>
+    send: (target, body, headers, options = {}) =>
       new Promise<SendResult>((resolve) => {
         const started = performance.now();
+        const timeout = options.timeoutMs ?? timeoutMs;
+        let timedOut = false;
         const fail = (error: string, retryable: boolean): void =>
-          resolve({ ok: false, retryable, status: null, latencyMs: null, retryAfterSeconds: null, error });
+          resolve({ ok: false, retryable, status: null, latencyMs: null, retryAfterSeconds: null, error, timedOut });
         let url: URL;
         try {
           url = parseTargetUrl(target, policy); // IP literals never reach `lookup`: check them here
@@ -58,9 +67,12 @@ export function createSender(policy: TargetPolicy, timeoutMs = 10_000): Sender {
             'content-length': Buffer.byteLength(body),
             'user-agent': 'marketlens-webhooks/1',
           },
-          timeout: timeoutMs,
+          timeout,
         });
-        req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+        req.on('timeout', () => {
+          timedOut = true;
+          req.destroy(new Error(`no answer within ${timeout} ms`));
+        });
         req.on('error', (e) => {
           if (e instanceof BlockedTargetError) return fail(`refused target: ${e.message}`, false);
           fail(e.message, true);

@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { createWithinCap } from '../limits/caps.js';
+import type { Engine } from '../store/index.js';
 import { SubscriptionIndex } from './subscription-index.js';
 import type { EventType, WebhookFilter } from './events.js';
 import type { AlertSubscriptionsTable, AlertTables } from './schema.js';
@@ -43,6 +45,42 @@ export class Subscriptions {
   constructor(private readonly db: Kysely<AlertTables>) {}
 
   async create(keyId: string, input: NewSubscription, now = Date.now()): Promise<Subscription> {
+    return this.insert(this.db, keyId, input, now);
+  }
+
+  /**
+   * `create`, unless the key already owns `max` subscriptions: then 409 `limit_reached`. Parallel creates of one key
+   * cannot overshoot (src/limits/caps.ts).
+   */
+  async createWithinCap(
+    keyId: string,
+    input: NewSubscription,
+    cap: { engine: Engine; max: number },
+    now = Date.now(),
+  ): Promise<Subscription> {
+    return createWithinCap(
+      this.db,
+      cap.engine,
+      { what: 'webhook subscriptions', max: cap.max },
+      keyId,
+      async (trx) => {
+        const r = await trx
+          .selectFrom('alert_subscriptions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('key_id', '=', keyId)
+          .executeTakeFirstOrThrow();
+        return Number(r.n);
+      },
+      (trx) => this.insert(trx, keyId, input, now),
+    );
+  }
+
+  private async insert(
+    db: Kysely<AlertTables>,
+    keyId: string,
+    input: NewSubscription,
+    now: number,
+  ): Promise<Subscription> {
     const row: AlertSubscriptionsTable = {
       id: `wh_${randomUUID().replaceAll('-', '')}`,
       key_id: keyId,
@@ -57,7 +95,7 @@ export class Subscriptions {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('alert_subscriptions').values(row).execute();
+    await db.insertInto('alert_subscriptions').values(row).execute();
     this.active = undefined;
     return fromRow(row);
   }

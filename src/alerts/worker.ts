@@ -4,10 +4,17 @@
  * exponentially with jitter (honouring Retry-After) for up to 24 h after the first attempt; a subscription whose
  * deliveries keep failing for 3 days is disabled with a reason. `deliver` (one claimed row: sign, send, record the
  * outcome) is also what the BullMQ dispatcher runs; with it, this loop is only the slow safety sweep (`sweepMs`).
+ *
+ * Slow or dead receivers are isolated (issue 27, item 5): a key, and a key's target host, hold at most their share of
+ * the send slots (send-shares.ts); and a subscription whose sends keep timing out is retried with delays that grow
+ * with its streak of timeouts (not only with one delivery's attempts) and sent with a shortened timeout — every
+ * FULL_TIMEOUT_EVERY-th send of the streak gets the whole timeout, so a receiver that is slow rather than dead
+ * still gets through. Any answer ends the streak.
  */
 import { bodyFor } from './chat-format.js';
 import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
 import type { Sender } from './send.js';
+import { SendShares } from './send-shares.js';
 import { signatureHeaders } from './signing.js';
 import type { Subscription, Subscriptions } from './subscriptions.js';
 
@@ -30,6 +37,16 @@ export interface DeliveryTiming {
   leaseMs: number;
   /** Deliveries in flight at once (each to a different subscription). */
   concurrency: number;
+  /** Of those, the most one key may hold (so another key always finds free slots). */
+  keyShare: number;
+  /** The most one key may hold towards one target (scheme, host, port): a dead backend holds only these. */
+  targetShare: number;
+  /** BullMQ: how long a job whose subscription is over a share waits before it is looked at again (± 25 %). */
+  deferMs: number;
+  /** Per-attempt send timeout. */
+  sendTimeoutMs: number;
+  /** The shortest timeout a subscription in a streak of timeouts is sent with. */
+  minSendTimeoutMs: number;
 }
 
 /** What alerts log through: pino's logger fits, and so does a console shim in the CLI. */
@@ -47,7 +64,17 @@ export const DEFAULT_TIMING: DeliveryTiming = {
   sweepMs: 30_000,
   leaseMs: 30_000,
   concurrency: 64,
+  keyShare: 32,
+  targetShare: 8,
+  deferMs: 1_000,
+  sendTimeoutMs: 10_000,
+  minSendTimeoutMs: 2_000,
 };
+
+/** In a streak of timeouts, every this-many-th send gets the whole timeout (a slow receiver is not a dead one). */
+export const FULL_TIMEOUT_EVERY = 4;
+/** Streaks remembered at most (the oldest forgotten first): subscriptions created and deleted cannot grow it. */
+const MAX_STREAKS = 10_000;
 
 /** Delay before attempt `attempts + 1`, jittered so receivers coming back are not hit by every retry at once. */
 export function backoffMs(
@@ -66,6 +93,10 @@ export class DeliveryWorker {
   private again = false;
   private stopped = true;
   private drained?: () => void;
+  /** Consecutive timed-out sends per subscription, on this instance; an answer of any kind removes the entry. */
+  private readonly timeouts = new Map<string, number>();
+  /** This instance's send slots by key and target: the loop's claims and the BullMQ dispatcher's jobs take them. */
+  readonly shares: SendShares;
   /** Told of every outcome recorded here (the BullMQ dispatcher schedules what follows from it). */
   onRecorded?: (claim: Claimed, outcome: Outcome) => void;
 
@@ -75,7 +106,9 @@ export class DeliveryWorker {
     private readonly sender: Sender,
     private readonly timing: DeliveryTiming,
     private readonly log: AlertLog,
-  ) {}
+  ) {
+    this.shares = new SendShares(timing.keyShare, timing.targetShare);
+  }
 
   /** Polls every `intervalMs` (and now): `pollMs` alone, `sweepMs` beside BullMQ. */
   start(intervalMs = this.timing.pollMs): void {
@@ -114,12 +147,13 @@ export class DeliveryWorker {
         this.again = false;
         const free = this.timing.concurrency - this.inFlight;
         if (free <= 0 || this.stopped) break;
-        const claimed = await this.queue.claim(free, this.timing.leaseMs);
+        const claimed = await this.queue.claim(free, this.timing.leaseMs, Date.now(), this.shares);
         for (const c of claimed) {
           this.inFlight++;
           void this.deliver(c)
             .catch((e) => this.log.error({ err: e, delivery: c.id }, 'webhook delivery bookkeeping failed'))
             .finally(() => {
+              this.shares.release(c.keyId, c.url);
               this.inFlight--;
               if (this.inFlight === 0) this.drained?.();
               this.wake();
@@ -134,7 +168,8 @@ export class DeliveryWorker {
     }
   }
 
-  private async subscription(id: string): Promise<Subscription | undefined> {
+  /** The subscription as the sender sees it (the cached enabled list first); undefined once deleted. */
+  async subscription(id: string): Promise<Subscription | undefined> {
     const cached = (await this.subscriptions.enabled()).find((s) => s.id === id);
     return cached ?? (await this.subscriptions.get(null, id));
   }
@@ -156,13 +191,21 @@ export class DeliveryWorker {
     }
     const body = bodyFor(new URL(sub.url), c.payload);
     const headers = signatureHeaders(sub.secret, c.id, Math.floor(Date.now() / 1000), body);
-    const result = await this.sender.send(sub.url, body, { ...headers });
+    const streak = this.timeouts.get(sub.id) ?? 0;
+    const result = await this.sender.send(sub.url, body, { ...headers }, { timeoutMs: this.timeoutFor(streak) });
+    this.timeouts.delete(sub.id);
+    if (result.timedOut) {
+      this.timeouts.set(sub.id, streak + 1);
+      if (this.timeouts.size > MAX_STREAKS) this.timeouts.delete(this.timeouts.keys().next().value!);
+    }
     const now = Date.now();
     let outcome: Outcome;
     if (result.ok) {
       outcome = { kind: 'delivered', responseCode: result.status!, latencyMs: result.latencyMs! };
     } else {
-      const wait = Math.max(backoffMs(c.attempts, this.timing), (result.retryAfterSeconds ?? 0) * 1000);
+      // A receiver that keeps timing out waits longer with each timeout, across its deliveries.
+      const step = result.timedOut ? Math.max(c.attempts, streak + 1) : c.attempts;
+      const wait = Math.max(backoffMs(step, this.timing), (result.retryAfterSeconds ?? 0) * 1000);
       const giveUp = now + wait - c.firstAttemptAt > this.timing.giveUpAfterMs;
       const error = result.error ?? 'failed';
       outcome =
@@ -189,5 +232,12 @@ export class DeliveryWorker {
       if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);
     } else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
     return outcome;
+  }
+
+  /** The send timeout after `streak` consecutive timeouts: halved each time down to the floor, whole every 4th. */
+  private timeoutFor(streak: number): number {
+    const { sendTimeoutMs, minSendTimeoutMs } = this.timing;
+    if (streak === 0 || streak % FULL_TIMEOUT_EVERY === 0) return sendTimeoutMs;
+    return Math.max(Math.min(minSendTimeoutMs, sendTimeoutMs), Math.round(sendTimeoutMs / 2 ** streak));
   }
 }

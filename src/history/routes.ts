@@ -3,16 +3,17 @@
  * `GET /api/v1/db/{products,prices,variants}` and the series `GET /api/v1/history` (JSON, CSV or an SVG chart).
  * Registered from buildApp with one line; also wires the recorder to the live-result seam.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
 import { cacheKey } from '../cache/cache-key.js';
 import type { Config } from '../config.js';
 import { invalidParam, MarketlensError } from '../errors.js';
+import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { getOperation } from '../operations/registry.js';
 import { problemResponses } from '../server/openapi.js';
 import { zodToInvalidParameter } from '../server/problem.js';
-import { addJob, createScheduler, getJob, removeJob, type Scheduler } from '../schedule/index.js';
+import { createScheduler, getJob, removeJob, type Scheduler } from '../schedule/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { renderChart, seriesLabel } from './chart.js';
 import { toCsv, wantsCsv } from './csv.js';
@@ -25,6 +26,7 @@ import { RECORDED_OPERATIONS } from './extract/index.js';
 import { PRICE_KINDS } from './observation.js';
 import { HistoryRecorder } from './recorder.js';
 import { INTERVALS, querySeries, type Interval } from './series.js';
+import { addTrackedWithinCap } from './track-cap.js';
 import { DEFAULT_INTERVAL_S, MIN_INTERVAL_S, parseTrackRequest, TRACK_KIND, trackDoc, trackHandler } from './track.js';
 
 export const HISTORY_TAG = 'Price history';
@@ -38,7 +40,8 @@ declare module 'fastify' {
 
 export interface HistoryDeps {
   config: Config;
-  authenticate: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Authenticates the caller and counts the request against its rate limit and quota (guardWithLimits). */
+  guard: onRequestHookHandler;
   /** An already opened store; one is opened from the config when absent. */
   store?: Store;
 }
@@ -69,7 +72,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
 
   for (const name of Object.keys(COLLECTIONS) as CollectionName[]) {
     app.get(`/api/v1/db/${name}`, {
-      onRequest: deps.authenticate,
+      onRequest: deps.guard,
       schema: {
         operationId: `db${name[0]!.toUpperCase()}${name.slice(1)}`,
         tags: [HISTORY_TAG],
@@ -77,7 +80,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
         description: dbDescription(name),
         security: [{ apiKey: [] }],
         querystring: dbQuerySchema,
-        response: { 200: envelopeSchema(name), ...problemResponses([400, 401, 403]) },
+        response: { 200: envelopeSchema(name), ...problemResponses([400, 401, 403, 429]) },
       },
       handler: async (req, reply) => {
         const q = parseNestedQuery(rawQuery(req));
@@ -91,7 +94,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   }
 
   app.post('/api/v1/db/products', {
-    onRequest: deps.authenticate,
+    onRequest: deps.guard,
     schema: {
       operationId: 'trackProduct',
       tags: [HISTORY_TAG],
@@ -99,27 +102,36 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       description: TRACK_DESCRIPTION,
       security: [{ apiKey: [] }],
       body: trackBodySchema,
-      response: { 201: trackedSchema, ...problemResponses([400, 401, 403]) },
+      response: { 201: trackedSchema, ...problemResponses([400, 401, 403, 409, 429]) },
     },
     handler: async (req, reply) => {
-      const { payload, intervalMs } = parseTrackRequest(req.body, req.apiKey?.id ?? null);
-      const job = await addJob(store.db, { kind: TRACK_KIND, payload, intervalMs });
+      if (!req.apiKey) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
+      const ownerKeyId = req.apiKey.id;
+      const { payload, intervalMs } = parseTrackRequest(req.body, ownerKeyId);
+      const job = await addTrackedWithinCap(
+        store.db,
+        store.engine,
+        deps.config.maxTrackedPerKey,
+        { ...payload, ownerKeyId },
+        intervalMs,
+      );
       scheduler.changed();
       return reply.code(201).send(trackDoc(job));
     },
   });
 
   app.delete('/api/v1/db/products/:id', {
-    onRequest: deps.authenticate,
+    onRequest: deps.guard,
     schema: {
       operationId: 'untrackProduct',
       tags: [HISTORY_TAG],
       summary: 'Stop tracking a product',
       description:
-        'Stops the refetches of a tracked product (its recorded history stays). Only the key that tracked it may stop it.',
+        'Stops the refetches of a tracked product (its recorded history stays). Only the key that tracked it may stop it. ' +
+        COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
       params: z.object({ id: z.string().max(100) }),
-      response: { 204: z.null().describe('Stopped'), ...problemResponses([400, 401, 403, 404]) },
+      response: { 204: z.null().describe('Stopped'), ...problemResponses([400, 401, 403, 404, 429]) },
     },
     handler: async (req, reply) => {
       const { id } = req.params as { id: string };
@@ -135,7 +147,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   });
 
   app.get('/api/v1/history', {
-    onRequest: deps.authenticate,
+    onRequest: deps.guard,
     schema: {
       operationId: 'history',
       tags: [HISTORY_TAG],
@@ -143,7 +155,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       description: HISTORY_DESCRIPTION,
       security: [{ apiKey: [] }],
       querystring: historyQuerySchema,
-      response: { 200: historyResponseSchema, ...problemResponses([400, 401, 403]) },
+      response: { 200: historyResponseSchema, ...problemResponses([400, 401, 403, 429]) },
     },
     handler: async (req, reply) => {
       const h = historyParams(req.query as Record<string, unknown>);
@@ -362,7 +374,7 @@ function dbDescription(name: CollectionName): string {
     `Stored ${name}, recorded from every live lookup, in Retailed's db API envelope. Filterable fields: ` +
     `${Object.keys(COLLECTIONS[name].fields)
       .map((f) => `\`${f}\``)
-      .join(', ')}. Unknown fields or operators answer 400 naming them.\n\n` +
+      .join(', ')}. Unknown fields or operators answer 400 naming them. ${COSTS_ONE_REQUEST}\n\n` +
     `Example: \`/api/v1/db/${name}?where[or][0][and][0][marketplace][equals]=resale-a&sort=-createdAt&limit=20\``
   );
 }
@@ -441,7 +453,8 @@ const HISTORY_DESCRIPTION =
   'parameters, e.g. `query` and `country`), one series per size × kind × condition × currency. Without `interval` ' +
   'every observation is a point (min = max = last); with it, each bucket gives min, max and last. ' +
   '`format=csv` (or `Accept: text/csv`) answers CSV; `format=svg` an SVG line chart (one line per size or kind, ' +
-  'axes with currency and dates).\n\nExample: `/api/v1/history?operation=resale-b.prices&query=1341930&country=US&interval=day&format=svg`';
+  `axes with currency and dates). ${COSTS_ONE_REQUEST}\n\n` +
+  'Example: `/api/v1/history?operation=resale-b.prices&query=1341930&country=US&interval=day&format=svg`';
 
 const trackBodySchema = z
   .looseObject({
@@ -490,4 +503,5 @@ const TRACK_DESCRIPTION =
   "`{operation, query, …the lookup's other parameters, interval}`. The first fetch happens at once. With " +
   '`MARKETLENS_REDIS_URL` every instance shares the schedule (each product fetched once per interval across the ' +
   'cluster); otherwise the schedule lives in the database and survives a restart. ' +
-  'Beyond Retailed: its `POST /db/products` is not documented.';
+  'Beyond Retailed: its `POST /db/products` is not documented. A key tracks at most MARKETLENS_MAX_TRACKED_PER_KEY ' +
+  `products (default 1000): past it, 409 \`limit_reached\`. ${COSTS_ONE_REQUEST} Each scheduled fetch counts as 1 too.`;

@@ -12,6 +12,15 @@ import type { KeyLimits, LimitCheck, RateLimitHeaders } from './key-limits.js';
 
 export const USAGE_PATH = '/api/v1/usage';
 
+/**
+ * What a keyed route beyond the lookups costs, for its OpenAPI description. One request each: every one is a single
+ * bounded database query or write (a CSV or SVG answer is the same query; a test delivery one queued send, which
+ * the delivery loop's per-key share bounds like any other).
+ */
+export const COSTS_ONE_REQUEST =
+  "Counts as 1 request against the key's rate limit and quota (`RateLimit-*` headers on the answer; over them " +
+  '429 `rate_limited` or `quota_exceeded` with `Retry-After`).';
+
 type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export function setRateLimitHeaders(reply: FastifyReply, h: RateLimitHeaders | undefined): void {
@@ -118,7 +127,8 @@ export function registerUsageRoute(
         'Rate limit and daily/monthly quotas of the key in `x-api-key`, with what is used and when each window resets ' +
         '(quota windows are UTC calendar days and months). Every authenticated response also carries ' +
         '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds) for the policy closest to exhaustion; ' +
-        'over a limit the answer is 429 `rate_limited` or `quota_exceeded` with `Retry-After`.',
+        'over a limit the answer is 429 `rate_limited` or `quota_exceeded` with `Retry-After`. Every other keyed ' +
+        'route counts as 1 request; this one does not count.',
       security: [{ apiKey: [] }],
       response: { 200: usageSchema, 401: problem, 403: problem },
     },

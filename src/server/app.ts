@@ -300,11 +300,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!series) bySeries.set(id, (series = cacheResults.series({ operation, result })));
     return series;
   };
+  // Every keyed route counts against the key's rate limit and quota (issue 27): lookups, db API, history, tracking,
+  // webhooks. Only the usage, status and metrics routes stay free (they report; a monitor polls them).
+  const guard = guardWithLimits(identifyCaller(keys), limits);
   const hitRoutes = registerOperationRoutes(app, {
     registry,
     lookup,
     deadlineMs: config.deadlineMs,
-    guard: guardWithLimits(identifyCaller(keys), limits),
+    guard,
     onCacheResult: (operation, result) => {
       cacheSeries(operation, result).inc();
       status.onCacheAnswer(operation, result);
@@ -315,13 +318,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Alerts share the app's database; their delivery loop stops (in its own onClose, registered first) before it closes.
   const alerts = await registerAlerts(app, {
     config,
-    authenticate,
+    guard,
     problem: problemSchema,
     store,
     engine: deps.alerts,
   });
   liveResults.onFailure((failure) => alerts.handleFailure(failure));
-  await registerHistory(app, { config, authenticate, store });
+  await registerHistory(app, { config, guard, store });
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));

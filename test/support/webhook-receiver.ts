@@ -1,8 +1,10 @@
 /**
  * A local webhook receiver (node:http on 127.0.0.1) that verifies every request with the `standardwebhooks` package,
  * as a subscriber would. `answer` decides the status per request (default 204); `stop()`/`restart()` simulate
- * a receiver that is down (connection refused) and back on the same port.
+ * a receiver that is down (connection refused) and back on the same port. `startHangingReceiver` is one that
+ * accepts every request and never answers (a dead backend behind a live listener).
  */
+import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -30,11 +32,14 @@ export interface Receiver {
   stop(): Promise<void>;
   restart(): Promise<void>;
   waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves with the first request (any answer) whose webhook-id is `id`, when it arrives: no polling. */
+  arrival(id: string): Promise<Received>;
 }
 
 export async function startReceiver(path = '/hook', port = 0): Promise<Receiver> {
   let secret: string | undefined;
   let server: http.Server;
+  const arrivals = new EventEmitter().setMaxListeners(0);
   const receiver: Receiver = {
     url: '',
     port: 0,
@@ -55,6 +60,12 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
         if (Date.now() > deadline) throw new Error(`receiver got ${receiver.messages().length} of ${count} messages`);
         await new Promise((r) => setTimeout(r, 20));
       }
+    },
+    arrival: async (id) => {
+      const seen = receiver.all.find((r) => r.id === id);
+      if (seen) return seen;
+      const [hit] = (await once(arrivals, id)) as [Received];
+      return hit;
     },
   };
   const listen = (p: number) =>
@@ -83,6 +94,7 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
           receiver.all.push(hit);
           if (answer.status >= 200 && answer.status < 300) receiver.received.push(hit);
           res.writeHead(answer.status, answer.headers).end();
+          arrivals.emit(hit.id, hit);
         });
       });
       server.listen(p, '127.0.0.1', () => {
@@ -93,4 +105,42 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
     });
   await listen(port);
   return receiver;
+}
+
+export interface HangingReceiver {
+  port: number;
+  /** `http://127.0.0.1:<port><path>` */
+  url(path: string): string;
+  /** Requests received (none ever answered). */
+  count(): number;
+  /** Resolves once `n` requests have arrived. */
+  waitForRequests(n: number): Promise<void>;
+  /** Closes the listener and cuts every held connection (the sends see a reset). */
+  stop(): Promise<void>;
+}
+
+/** A receiver that reads each request and never answers: every send to it lasts until the sender's timeout. */
+export async function startHangingReceiver(): Promise<HangingReceiver> {
+  let received = 0;
+  const events = new EventEmitter();
+  const server = http.createServer((req) => {
+    req.resume();
+    received++;
+    events.emit('request');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    count: () => received,
+    waitForRequests: async (n) => {
+      while (received < n) await once(events, 'request');
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
