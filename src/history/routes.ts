@@ -236,7 +236,8 @@ export function historyParams(query: Record<string, unknown>) {
   const from = time('from', to - 30 * DAY);
   if (from >= to) throw invalidParam('from', 'must be before to');
   const interval = str('interval');
-  if (interval !== undefined && !(interval in INTERVALS)) throw invalidParam('interval', 'must be hour, day or week');
+  if (interval !== undefined && !Object.hasOwn(INTERVALS, interval))
+    throw invalidParam('interval', 'must be hour, day or week');
   const kind = str('kind');
   if (kind !== undefined && !(PRICE_KINDS as readonly string[]).includes(kind))
     throw invalidParam('kind', `must be one of ${PRICE_KINDS.join(', ')}`);

@@ -43,7 +43,8 @@ export function compileWhere(eb: Eb, collection: Collection, where: Nested, para
       parts.push(key === 'or' ? eb.or(subs) : eb.and(subs));
       continue;
     }
-    const field = collection.fields[key];
+    // Own fields only: an inherited name (`toString`, `constructor`) is no field.
+    const field = Object.hasOwn(collection.fields, key) ? collection.fields[key] : undefined;
     if (!field)
       throw invalidParam(here, `unknown field "${key}"; fields: ${Object.keys(collection.fields).join(', ')}`);
     // `where[size]=10` is shorthand for equals.
