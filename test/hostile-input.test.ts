@@ -124,6 +124,8 @@ describe.each(ENGINES)('hostile request input on %s', (engine) => {
       [`{${hook},"constructor":1}`, 'constructor'],
       [`{${hook},"filter":{"prototype":1}}`, 'filter'],
       [`{${hook},"description":"x","filter":{"sizes":["10"],"constructor":"y"}}`, 'filter'],
+      // Found by fuzzing: an unknown key inside the filter was named as if it were a parameter of its own.
+      [`{${hook},"filter":{"hasOwnProperty":null}}`, 'filter'],
     ])('POST /api/v1/webhooks %s → 400 naming %s', async (payload, named) => {
       const res = await post(payload);
       expect(namedParams(expectProblem(res, 400, 'invalid_parameter'))).toEqual([named]);
@@ -163,6 +165,40 @@ describe.each(ENGINES)('hostile request input on %s', (engine) => {
     it.skipIf(!run)('a real field still sorts and filters', async () => {
       const res = await send('GET', '/api/v1/db/prices?sort=-price,size&where[size][exists]=false');
       expect(res.statusCode, res.body).toBe(200);
+    });
+  });
+
+  describe('found by fuzzing (test/support/hostile-fuzz.ts)', () => {
+    it.skipIf(!run)('a repeated shorthand where[field][] names the key as sent', async () => {
+      const res = await send('GET', '/api/v1/db/products?where[url][]=a&where[url][]=b');
+      expect(namedParams(expectProblem(res, 400, 'invalid_parameter'))).toEqual(['where[url]']);
+    });
+
+    // A time past what a Date (and PostgreSQL's bigint) holds was a 500.
+    it.skipIf(!run).each([
+      ['where[createdAt][]', '99999999999999999999'],
+      ['where[createdAt][equals]', '9223372036854775808'],
+      ['where[updatedAt][greater_than]', '%2B275760-09-14T00:00:00Z'],
+      ['where[observed_at][in]', '1,8640000000000001'],
+    ])('GET /api/v1/db/prices?%s=%s → 400 naming it', async (key, value) => {
+      const res = await send('GET', `/api/v1/db/prices?${key}=${value}`);
+      expect(namedParams(expectProblem(res, 400, 'invalid_parameter'))).toEqual([key.replace(/\[\]$/, '')]);
+    });
+
+    it.skipIf(!run).each([
+      ['to', '99999999999999999999'],
+      ['from', '8640000000000001'],
+      ['to', '-271821-04-20'],
+    ])('GET /api/v1/history?…&%s=%s → 400 naming it', async (name, value) => {
+      const res = await send('GET', `/api/v1/history?operation=watchmarket.search&query=rolex&${name}=${value}`);
+      expect(namedParams(expectProblem(res, 400, 'invalid_parameter'))).toEqual([name]);
+    });
+
+    it.skipIf(!run)('the edges of the Date range are still times', async () => {
+      const res = await send('GET', '/api/v1/db/prices?where[createdAt][less_than]=8640000000000000');
+      expect(res.statusCode, res.body).toBe(200);
+      const history = await send('GET', '/api/v1/history?operation=watchmarket.search&query=rolex&from=0');
+      expect(history.statusCode, history.body).toBe(200);
     });
   });
 
