@@ -4,14 +4,14 @@
  * service. Generated query strings (bracket keys with prototype names at any depth, fields and operators, NUL and
  * control characters, huge and unicode values, repeated keys, percent-encoding junk) and JSON bodies (prototype names
  * as keys, lone surrogates, deep nesting, wrong types, broken JSON), mixed with plausible ones so the answered paths
- * (and their SQL) are reached too. The property, per answer: never a 5xx; a 400 or 413 is problem+json naming a
+ * (and their SQL) are reached too. The property, per answer: never a 5xx; a 400 is problem+json naming a
  * parameter the request sent (or one it must send, or the body, path or id); a 404 is problem+json. Meanwhile
  * another key's live lookups (fixture marketplaces) keep answering 200; afterwards Object.prototype holds what it
  * held before, and the service still answers /healthz and a metrics scrape.
  *
  * The requests are generated up front with fast-check (the seed is printed with any failure) and sent 32 at a time:
  * a property run per request would send them one by one. One file per engine (test/hostile-input-fuzz-*.test.ts),
- * so the two run side by side, each well under 30 s.
+ * so the two run side by side: each takes about 18 s of CPU for its 20 000 requests (client and service together).
  */
 import fc from 'fast-check';
 import querystring from 'fast-querystring';
@@ -213,7 +213,9 @@ function body(fields: Record<string, fc.Arbitrary<unknown>>, valid: fc.Arbitrary
         '{"__proto__":{"x":1}}',
         '{"constructor":{"prototype":{"x":1}}}',
         `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`,
-        `{"x":"${'y'.repeat(70_000)}"}`,
+        // Just under the 64 KiB limit: a body over it is refused before it is read, and the connection closed
+        // while the client may still be sending (a reset, not an answer); test/fuzz.test.ts covers 413 in process.
+        `{"x":"${'y'.repeat(60_000)}"}`,
       ),
     },
   );
@@ -290,7 +292,7 @@ const HISTORY_PARAMS = [
 ];
 const WEBHOOK_URLS = (receiver: string) =>
   fc.constantFrom(receiver, 'http://127.0.0.1:9/hook', 'http://[::1]:9/x', 'ftp://127.0.0.1/', 'not a url', '');
-const EVENTS = fc.array(fc.constantFrom('price.changed', 'price.below', 'stock.changed', 'nope', '__proto__'), {
+const EVENTS = fc.array(fc.constantFrom('price.changed', 'nope', '__proto__', 'webhook.test'), {
   maxLength: 3,
 });
 const FILTER = fc.dictionary(
@@ -309,6 +311,18 @@ const FILTER = fc.dictionary(
   { maxKeys: 3 },
 );
 
+/** Routes that take no body get one now and then: it must be refused naming `body`, whatever it holds. */
+function withStrayBody(route: RouteFuzz): RouteFuzz {
+  const stray = body({ x: hostileJson }, fc.constant({}));
+  return {
+    ...route,
+    arb: (ids) =>
+      fc
+        .tuple(route.arb(ids), fc.option(stray, { freq: 10, nil: undefined }))
+        .map(([s, b]): Sent => (s.body || !b ? s : { ...s, body: b })),
+  };
+}
+
 function routes(receiverUrl: string): RouteFuzz[] {
   const webhookFields = {
     url: WEBHOOK_URLS(receiverUrl),
@@ -320,7 +334,9 @@ function routes(receiverUrl: string): RouteFuzz[] {
   const validWebhook = fc.record(
     {
       url: fc.constantFrom(receiverUrl, 'http://127.0.0.1:9/hook'),
-      events: fc.uniqueArray(fc.constantFrom('price.changed', 'stock.changed', 'listing.new'), { minLength: 1 }),
+      // Events the background lookups here never cause (each looks up a new product; tracked ones are cached), so
+      // hundreds of created subscriptions add no deliveries to the run.
+      events: fc.constant(['price.changed']),
       filter: fc.record(
         { sizes: fc.constant(['10']), countries: fc.constant(['us']), min_change_pct: fc.constant(5) },
         { requiredKeys: [] },
@@ -344,7 +360,7 @@ function routes(receiverUrl: string): RouteFuzz[] {
         fixed('sort', '-createdAt', 'size,-price', 'id'),
       ]).map((query): Sent => ({ method: 'GET', path: `/api/v1/db/${collection}`, query, required: [] })),
   });
-  return [
+  const all: RouteFuzz[] = [
     dbGet('products'),
     dbGet('prices'),
     dbGet('variants'),
@@ -474,6 +490,7 @@ function routes(receiverUrl: string): RouteFuzz[] {
       arb: () => pairs(['x']).map((query): Sent => ({ method: 'GET', path: '/api/v1/status', query, required: [] })),
     },
   ];
+  return all.map(withStrayBody);
 }
 
 // ---- the property ------------------------------------------------------------------------------------------------
@@ -513,8 +530,7 @@ export function judge(s: Sent, qs: string, a: Answer): string | undefined {
   const problem = JSON.parse(a.body) as { status?: number; code?: string; errors?: Array<{ param?: unknown }> };
   if (problem.status !== a.status) return 'problem.status differs from the HTTP status';
   if (a.status === 404) return ['route_not_found', 'not_found'].includes(problem.code ?? '') ? undefined : 'a 404 code';
-  if (a.status === 431) return qs.length > 8000 ? undefined : 'a 431 for a short request';
-  if (a.status !== 400 && a.status !== 413) return `an unexpected ${a.status}`;
+  if (a.status !== 400) return `an unexpected ${a.status}`;
   if (!Array.isArray(problem.errors) || problem.errors.length === 0) return 'a 400 naming no parameter';
   const sent = sentNames(s, qs);
   const allowed = new Set([...s.required, 'body', 'path', ...(s.path.split('/').length > 4 ? ['id'] : [])]);
@@ -597,7 +613,11 @@ export function describeHostileFuzz(engine: Engine): void {
         const seed = Date.now() ^ (Math.random() * 0x7fffffff);
         const cases = all.flatMap((r, i) =>
           fc
-            .sample(r.arb(ids), { numRuns: Math.ceil((REQUESTS * r.weight) / weights), seed: seed + i })
+            // Request lines stay under Node's 16 KiB header limit (past it Node answers 431 and resets the socket).
+            .sample(
+              r.arb(ids).filter((s) => s.path.length + queryString(s).length < 12_000),
+              { numRuns: Math.ceil((REQUESTS * r.weight) / weights), seed: seed + i },
+            )
             .map((s) => ({ route: r.name, s })),
         );
         expect(cases.length).toBeGreaterThanOrEqual(REQUESTS);
@@ -605,9 +625,23 @@ export function describeHostileFuzz(engine: Engine): void {
         const failures: string[] = [];
         const statuses = new Map<string, number>();
         let next = 0;
+        // Another key's live lookups (max_age=0: each one fetches from the fixture marketplace), one in every 100
+        // requests, among the fuzz's requests.
+        const lookups: number[] = [];
+        const lookup = async (n: number) => {
+          const res = await pool.request({
+            method: 'GET',
+            path: `/api/v1/scraper/resale-b/prices?query=${4000 + n}&country=US&max_age=0`,
+            headers: { 'x-api-key': OTHER_KEY },
+          });
+          await res.body.dump();
+          lookups.push(res.statusCode);
+        };
         const worker = async () => {
           while (next < cases.length) {
-            const { route, s } = cases[next++]!;
+            const i = next++;
+            if (i % 100 === 50) await lookup(i);
+            const { route, s } = cases[i]!;
             const qs = queryString(s);
             const res = await pool.request({
               method: s.method,
@@ -628,24 +662,10 @@ export function describeHostileFuzz(engine: Engine): void {
           }
         };
 
-        // Another key's live lookups (max_age=0: each one fetches from the fixture marketplace) while the fuzz runs.
-        let fuzzing = true;
-        const lookups: number[] = [];
-        const lookupLoop = (async () => {
-          for (let n = 1; fuzzing || lookups.length < 3; n++) {
-            const res = await pool.request({
-              method: 'GET',
-              path: `/api/v1/scraper/resale-b/prices?query=${4000 + n}&country=US&max_age=0`,
-              headers: { 'x-api-key': OTHER_KEY },
-            });
-            await res.body.text();
-            lookups.push(res.statusCode);
-          }
-        })();
-        await Promise.all(Array.from({ length: CONCURRENCY - 1 }, worker)).finally(() => (fuzzing = false));
-        await lookupLoop;
+        await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 
         expect(failures, `seed ${seed}\n${failures.join('\n')}`).toEqual([]);
+        expect(lookups.length).toBe(Math.round(cases.length / 100));
         expect(
           lookups.every((s) => s === 200),
           `lookups: ${lookups.join(',')}`,
@@ -662,7 +682,8 @@ export function describeHostileFuzz(engine: Engine): void {
         expect(metrics.statusCode).toBe(200);
         expect(await metrics.body.text()).toContain('marketlens_http_requests_total');
       },
-      120_000,
+      // About 18 s of CPU (measured); a machine busy with other work stretches it.
+      180_000,
     );
   });
 }
