@@ -70,8 +70,11 @@ export function checkRequestPart(part: string | undefined, data: unknown): Marke
     const bad = valueProblem(data);
     return bad === undefined ? undefined : invalidParam(part === 'body' ? 'body' : (part ?? 'query'), bad);
   }
-  for (const [key, value] of Object.entries(data)) {
-    const bad = keyProblem(key) ?? valueProblem(value);
+  const record = data as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    // Query and path values are strings: checked without the walk (this runs on every cached lookup too).
+    const bad = keyProblem(key) ?? (typeof value === 'string' ? unstorableReason(value) : valueProblem(value));
     if (bad) return invalidParam(key, bad);
   }
   return undefined;

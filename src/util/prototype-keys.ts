@@ -11,5 +11,7 @@ const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor',
  */
 export function hasPrototypeSegment(key: string): boolean {
   if (PROTOTYPE_KEYS.has(key)) return true;
+  // A plain key (every lookup parameter) has no segments: nothing to split on the cached-hit path.
+  if (!key.includes('[') && !key.includes('.')) return false;
   return key.split(/[[\].]/).some((segment) => PROTOTYPE_KEYS.has(segment));
 }
