@@ -10,8 +10,9 @@
  * held before, and the service still answers /healthz and a metrics scrape.
  *
  * The requests are generated up front with fast-check (the seed is printed with any failure) and sent 32 at a time:
- * a property run per request would send them one by one. One file per engine (test/hostile-input-fuzz-*.test.ts),
- * so the two run side by side: each takes about 18 s of CPU for its 20 000 requests (client and service together).
+ * a property run per request would send them one by one. One file per engine (test/hostile-input-fuzz-*.test.ts):
+ * each takes about 18 s of CPU for its 20 000 requests (client and service together), so both are in
+ * vitest.config.ts's ALONE list, where no other file's load doubles that.
  */
 import fc from 'fast-check';
 import querystring from 'fast-querystring';
