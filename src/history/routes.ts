@@ -26,6 +26,7 @@ import { RECORDED_OPERATIONS } from './extract/index.js';
 import { PRICE_KINDS } from './observation.js';
 import { HistoryRecorder } from './recorder.js';
 import { INTERVALS, querySeries, type Interval } from './series.js';
+import { EARLIEST_TIME_MS, parseTimeParam } from './time-param.js';
 import { addTrackedWithinCap } from './track-cap.js';
 import { DEFAULT_INTERVAL_S, MIN_INTERVAL_S, parseTrackRequest, TRACK_KIND, trackDoc, trackHandler } from './track.js';
 
@@ -240,15 +241,20 @@ export function historyParams(query: Record<string, unknown>) {
   const time = (k: 'from' | 'to', def: number): number => {
     const v = str(k);
     if (v === undefined) return def;
-    const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-    if (!Number.isFinite(ms)) throw invalidParam(k, 'must be an ISO 8601 date or time');
+    const ms = parseTimeParam(v);
+    if (ms === undefined) throw invalidParam(k, 'must be an ISO 8601 date or time');
     return ms;
   };
   const to = time('to', Date.now() + 1);
-  const from = time('from', to - 30 * DAY);
-  if (from >= to) throw invalidParam('from', 'must be before to');
+  // The default start stays a time a Date holds, even for a `to` at the very start of that range.
+  const from = time('from', Math.max(to - 30 * DAY, EARLIEST_TIME_MS));
+  if (from >= to) {
+    if (str('from') === undefined) throw invalidParam('to', 'must be later than the earliest time a date holds');
+    throw invalidParam('from', 'must be before to');
+  }
   const interval = str('interval');
-  if (interval !== undefined && !(interval in INTERVALS)) throw invalidParam('interval', 'must be hour, day or week');
+  if (interval !== undefined && !Object.hasOwn(INTERVALS, interval))
+    throw invalidParam('interval', 'must be hour, day or week');
   const kind = str('kind');
   if (kind !== undefined && !(PRICE_KINDS as readonly string[]).includes(kind))
     throw invalidParam('kind', `must be one of ${PRICE_KINDS.join(', ')}`);

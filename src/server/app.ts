@@ -3,7 +3,7 @@
  * Tests build it with a config pointing the marketplaces at a fake upstream and use `app.inject`.
  */
 import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import { LookupCache } from '../cache/lookup-cache.js';
 import { MemoryStore } from '../cache/memory-store.js';
 import { RedisConnection } from '../cache/redis-connection.js';
@@ -33,6 +33,7 @@ import { ConnectionGuard } from './connection-guard.js';
 import { HitPath, installHitPath } from './hit-path.js';
 import { AccessLog } from './access-log.js';
 import { bufferedStdout } from './log-destination.js';
+import { guardedValidatorCompiler } from './request-input-guard.js';
 import { requestIdOf } from './request-id.js';
 import { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
@@ -191,7 +192,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
   registerBodyHandling(app);
-  app.setValidatorCompiler(validatorCompiler);
+  // Every route's params, query and body: prototype names as keys and text a store cannot hold are 400s, before
+  // the schema and before any handler (request-input-guard.ts).
+  app.setValidatorCompiler(guardedValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
   // (callback style, like every hook on a cached lookup's path: no promise per request)

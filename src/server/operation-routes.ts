@@ -3,7 +3,6 @@
  * from the docs), generated from the operation registry.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { invalidParam } from '../errors.js';
 import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
@@ -12,6 +11,7 @@ import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { AnyOperation } from '../operations/types.js';
 import { BEYOND_SPEC_TAG, problemResponses } from './openapi.js';
 import { zodToInvalidParameter } from './problem.js';
+import { guardedValidatorCompiler } from './request-input-guard.js';
 
 const maxAge = z.coerce
   .number()
@@ -106,7 +106,12 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
     const lookup = operationLookup(op, deps);
     const handler = makeHandler(lookup, deps);
     // The validator Fastify compiles for the route, compiled the same way for the cached-hit path.
-    const validator = validatorCompiler({ schema: querystring, method: 'GET', url: op.path, httpPart: 'querystring' });
+    const validator = guardedValidatorCompiler({
+      schema: querystring,
+      method: 'GET',
+      url: op.path,
+      httpPart: 'querystring',
+    });
     const validate = (query: Record<string, unknown>) => {
       const r = validator(query) as { value?: Record<string, unknown>; error?: unknown };
       return r.error ? undefined : r.value;

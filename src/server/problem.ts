@@ -42,7 +42,7 @@ export function zodToInvalidParameter(error: z.ZodError): MarketlensError {
   const issues: ParamIssue[] = [];
   for (const i of error.issues) {
     if (i.code === 'unrecognized_keys') {
-      for (const k of i.keys) issues.push({ param: k, message: 'unknown parameter' });
+      for (const k of i.keys) issues.push(unknownKey(i.path.map(String), k));
     } else {
       const message = i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'is required' : i.message;
       issues.push({ param: String(i.path[0] ?? 'query'), message });
@@ -51,6 +51,15 @@ export function zodToInvalidParameter(error: z.ZodError): MarketlensError {
   return new MarketlensError('invalid_parameter', issues.map((i) => `${i.param}: ${i.message}`).join('; '), {
     errors: issues,
   });
+}
+
+/**
+ * An unknown key: at the top it is an unknown parameter; inside one (a webhook `filter`) the issue names that
+ * parameter, as every other nested error does, and says which key.
+ */
+function unknownKey(path: string[], key: string): ParamIssue {
+  if (path.length === 0) return { param: key, message: 'unknown parameter' };
+  return { param: path[0]!, message: `unknown key ${JSON.stringify([...path.slice(1), key].join('.'))}` };
 }
 
 export function sendProblem(reply: FastifyReply, err: MarketlensError): FastifyReply {
@@ -72,7 +81,8 @@ export function normaliseError(e: unknown): MarketlensError {
     for (const v of e.validation) {
       const params = v.params as { keys?: string[] };
       if (v.keyword === 'unrecognized_keys' && params.keys) {
-        for (const k of params.keys) issues.push({ param: k, message: 'unknown parameter' });
+        const path = v.instancePath.split('/').filter(Boolean);
+        for (const k of params.keys) issues.push(unknownKey(path, k));
       } else {
         // An error on the whole body (not an object) names the body, not a query-string parameter.
         const param =

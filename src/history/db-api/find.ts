@@ -55,7 +55,8 @@ export function findOptions(
   if (sort !== undefined && typeof sort !== 'string') throw invalidParam('sort', 'must be given once, e.g. -createdAt');
   for (const s of (sort ?? collection.defaultSort).split(',')) {
     const name = s.replace(/^-/, '');
-    if (!(name in collection.fields))
+    // Own fields only: `in` also finds what every object inherits (`toString`, `__proto__`, …).
+    if (!Object.hasOwn(collection.fields, name))
       throw invalidParam('sort', `unknown field "${name}"; fields: ${Object.keys(collection.fields).join(', ')}`);
   }
   return { where: q.where, sort, page: int('page', 1, 1, 1_000_000), limit: int('limit', DEFAULT_LIMIT, 1, MAX_LIMIT) };

@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { invalidParam } from '../../errors.js';
+import { parseTimeParam } from '../time-param.js';
 import type { Collection, FieldDef } from './collections.js';
 import type { Nested } from './nested-query.js';
 
@@ -43,12 +44,16 @@ export function compileWhere(eb: Eb, collection: Collection, where: Nested, para
       parts.push(key === 'or' ? eb.or(subs) : eb.and(subs));
       continue;
     }
-    const field = collection.fields[key];
+    // Own fields only: an inherited name (`toString`, `constructor`) is no field.
+    const field = Object.hasOwn(collection.fields, key) ? collection.fields[key] : undefined;
     if (!field)
       throw invalidParam(here, `unknown field "${key}"; fields: ${Object.keys(collection.fields).join(', ')}`);
-    // `where[size]=10` is shorthand for equals.
-    const ops: Record<string, Nested> = typeof value === 'string' || Array.isArray(value) ? { equals: value } : value;
-    for (const [op, operand] of Object.entries(ops)) {
+    // `where[size]=10` is shorthand for equals (its errors name the key as sent).
+    if (typeof value === 'string' || Array.isArray(value)) {
+      parts.push(condition(eb, field, 'equals', value, here));
+      continue;
+    }
+    for (const [op, operand] of Object.entries(value)) {
       if (!(OPERATORS as readonly string[]).includes(op)) {
         throw invalidParam(`${here}[${op}]`, `unknown operator "${op}"; operators: ${OPERATORS.join(', ')}`);
       }
@@ -117,8 +122,8 @@ function typed(field: FieldDef, raw: string, param: string): string | number {
       if (raw === 'false') return 0;
       throw invalidParam(param, 'must be true or false');
     case 'date': {
-      const ms = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
-      if (!Number.isFinite(ms)) throw invalidParam(param, `"${raw}" is not a date (ISO 8601 or ms since epoch)`);
+      const ms = parseTimeParam(raw);
+      if (ms === undefined) throw invalidParam(param, `"${raw}" is not a date (ISO 8601 or ms since epoch)`);
       return ms;
     }
     default:

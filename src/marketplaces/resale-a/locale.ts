@@ -100,7 +100,7 @@ export const languageParam = z
   .trim()
   .regex(/^[a-zA-Z]{2}-[a-zA-Z]{2}$/, 'must look like en-US')
   .transform((l) => `${l.slice(0, 2).toLowerCase()}-${l.slice(3).toUpperCase()}`)
-  .refine((l) => l in RESALE_A_LANGUAGES, {
+  .refine((l) => Object.hasOwn(RESALE_A_LANGUAGES, l), {
     message: `must be one of ${Object.keys(RESALE_A_LANGUAGES).join(', ')}`,
   })
   .describe(`Language of the catalog texts: ${Object.keys(RESALE_A_LANGUAGES).join(', ')}. Default en-US.`);
