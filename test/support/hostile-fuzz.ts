@@ -531,6 +531,8 @@ export function judge(s: Sent, qs: string, a: Answer): string | undefined {
   const problem = JSON.parse(a.body) as { status?: number; code?: string; errors?: Array<{ param?: unknown }> };
   if (problem.status !== a.status) return 'problem.status differs from the HTTP status';
   if (a.status === 404) return ['route_not_found', 'not_found'].includes(problem.code ?? '') ? undefined : 'a 404 code';
+  // A valid create past the key's cap (100 webhook subscriptions): the documented refusal, once the input passed.
+  if (a.status === 409) return problem.code === 'limit_reached' ? undefined : 'a 409 code';
   if (a.status !== 400) return `an unexpected ${a.status}`;
   if (!Array.isArray(problem.errors) || problem.errors.length === 0) return 'a 400 naming no parameter';
   const sent = sentNames(s, qs);
