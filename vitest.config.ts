@@ -24,6 +24,8 @@ const shared = {
 
 export default defineConfig({
   test: {
+    // Process tests spawn the compiled CLI: build dist from the current sources first (skipped when it already is).
+    globalSetup: ['test/support/build-dist.ts'],
     projects: [
       {
         test: {
