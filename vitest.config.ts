@@ -26,6 +26,8 @@ export default defineConfig({
   test: {
     // Process tests spawn the compiled CLI: build dist from the current sources first (skipped when it already is).
     globalSetup: ['test/support/build-dist.ts'],
+    // The default output, then the run's wall time and its 10 slowest files.
+    reporters: ['default', './test/support/timing-reporter.ts'],
     projects: [
       {
         test: {
