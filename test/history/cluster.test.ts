@@ -121,7 +121,8 @@ describe.skipIf(!redisAvailable || !engineAvailable('postgres') || !sharedAvaila
           MARKETLENS_LOG_LEVEL: 'info', // startServe waits for the "Server listening" line
         };
         // Both start together: both sync the same jobs into Redis at once, and BullMQ keeps one scheduler per job.
-        servers.push(...(await Promise.all([startServe(env), startServe(env)])));
+        // Each is kept as it comes up, so afterAll stops it even if the other fails to start.
+        await Promise.all([startServe(env), startServe(env)].map((p) => p.then((s) => servers.push(s))));
         const [doomed, survivor] = servers as [Served, Served];
 
         // Half-way: once every product's round ROUNDS/2 is fetched, midway between that round's last fetch and the
