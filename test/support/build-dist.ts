@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo-root.js';
 
@@ -31,8 +31,24 @@ function sourceHash(): string {
   return hash.digest('hex');
 }
 
+/**
+ * Whether dist holds exactly what the last build here wrote: the hash file exists and nothing in dist is newer. Not
+ * so after `npm run build` (it rewrites dist without the build info): tsc's build info would then describe files
+ * that are no longer there, and an incremental build could leave another build's output in place.
+ */
+function untouchedSinceBuild(): boolean {
+  if (!existsSync(HASH_FILE)) return false;
+  const built = statSync(HASH_FILE).mtimeMs;
+  return readdirSync(DIST, { recursive: true, withFileTypes: true }).every(
+    (e) => !e.isFile() || statSync(join(e.parentPath, e.name)).mtimeMs <= built,
+  );
+}
+
 const upToDate = (hash: string) =>
-  existsSync(join(DIST, 'cli.js')) && existsSync(HASH_FILE) && readFileSync(HASH_FILE, 'utf8') === hash;
+  existsSync(join(DIST, 'cli.js')) &&
+  existsSync(HASH_FILE) &&
+  readFileSync(HASH_FILE, 'utf8') === hash &&
+  untouchedSinceBuild();
 
 function alive(pid: number): boolean {
   try {
@@ -65,6 +81,8 @@ export default async function setup(): Promise<void> {
   try {
     const hash = sourceHash(); // again: the sources may have changed while another run held the lock
     if (upToDate(hash)) return;
+    // Incremental only over this setup's own last build; anything else is compiled in full.
+    if (!untouchedSinceBuild()) rmSync(BUILD_INFO, { force: true });
     rmSync(HASH_FILE, { force: true });
     const started = Date.now();
     const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
