@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './repo-root.js';
 
 const DIST = join(REPO_ROOT, 'dist');
@@ -107,3 +108,6 @@ export default async function setup(): Promise<void> {
     rmSync(LOCK, { force: true });
   }
 }
+
+// Also a script: `npm run checks` builds dist beside the typecheck and lint, and vitest's setup then finds it fresh.
+if (process.argv[1] === fileURLToPath(import.meta.url)) await setup();
