@@ -1,7 +1,7 @@
 /**
  * Vitest reporter, beside the default one: at the end of every run, prints the wall time and the 10 slowest test
  * files, so a run that got slower says where. `npm test` exports TEST_STARTED_AT (ms since epoch) before its
- * typecheck and lint, and the total then covers the whole command.
+ * checks (typecheck, lint, format, dist build), and the total then covers the whole command.
  */
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -25,7 +25,7 @@ export default class TimingReporter implements Reporter {
     if (commandStartedAt > 0 && commandStartedAt <= this.vitestStartedAt)
       lines.push(
         `npm test wall time: ${seconds(now - commandStartedAt)} ` +
-          `(typecheck, lint, format ${seconds(this.vitestStartedAt - commandStartedAt)}; ` +
+          `(checks and build ${seconds(this.vitestStartedAt - commandStartedAt)}; ` +
           `vitest ${seconds(now - this.vitestStartedAt)})`,
       );
     else lines.push(`vitest wall time: ${seconds(now - this.vitestStartedAt)}`);
