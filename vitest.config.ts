@@ -28,6 +28,10 @@ const shared = {
 
 export default defineConfig({
   test: {
+    // Process tests spawn the compiled CLI: build dist from the current sources first (skipped when it already is).
+    globalSetup: ['test/support/build-dist.ts'],
+    // The default output, then the run's wall time and its 10 slowest files.
+    reporters: ['default', './test/support/timing-reporter.ts'],
     projects: [
       {
         test: {
@@ -35,8 +39,8 @@ export default defineConfig({
           name: 'parallel',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ALONE,
-          // Three on two cores: test/history/cluster.test.ts holds one worker for 3 minutes mostly waiting on its
-          // servers' schedule, and the other two keep both cores busy meanwhile.
+          // Three on two cores: process tests hold a worker mostly waiting on their child processes (servers, CLI
+          // commands, schedules), and the other two keep both cores busy meanwhile.
           maxWorkers: 3,
           sequence: { groupOrder: 0 },
         },

@@ -57,6 +57,8 @@ describe('marketlens serve', () => {
       MARKETLENS_PORT: String(port),
       MARKETLENS_HOST: '127.0.0.1',
       MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+      // No drain period before closing (its timing is test/shutdown.test.ts's): exit 0 on SIGTERM is the point here.
+      MARKETLENS_SHUTDOWN_DELAY_MS: '0',
     };
 
     const first = await serve(vars);
@@ -118,17 +120,23 @@ describe('marketlens lookup / parse', () => {
         stockStatus: 'single_in_stock',
       },
     ]);
-    const r = await runAsync(['lookup', 'resale-b.prices', 'query=1341930', 'country=FR'], {
-      MARKETLENS_RESALE_B_ORIGIN: goat.origin,
-      MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'ml-')),
-    });
+    // Three independent processes, started together.
+    const [r, bad, unknown] = await Promise.all([
+      runAsync(['lookup', 'resale-b.prices', 'query=1341930', 'country=FR'], {
+        MARKETLENS_RESALE_B_ORIGIN: goat.origin,
+        MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'ml-')),
+      }),
+      runAsync(['lookup', 'resale-b.prices', 'query=1', 'country=DE']),
+      runAsync(['lookup', 'no.such-op']),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)[0].lowestPriceCents).toEqual({ currency: 'EUR', amount: 12000, amountUsdCents: 13000 });
-    expect(goat.requests.at(-1)!.query.get('countryCode')).toBe('FR');
-    const bad = run(['lookup', 'resale-b.prices', 'query=1', 'country=DE']);
+    // One price request, for FR (the refused DE lookup sent nothing).
+    const prices = goat.requests.filter((q) => q.path === '/web-api/v1/product_variants/buy_bar_data');
+    expect(prices.map((q) => q.query.get('countryCode'))).toEqual(['FR']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('country');
-    expect(run(['lookup', 'no.such-op']).stderr).toContain('Unknown operation');
+    expect(unknown.stderr).toContain('Unknown operation');
   }, 60_000);
 
   it('parse fails with a clear message and non-zero exit on a payload it cannot parse', () => {

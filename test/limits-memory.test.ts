@@ -6,12 +6,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/keys/key-store.js';
 import { readUsageCounts } from '../src/limits/usage-report.js';
 import { TEST_KEY, auth, testApp } from './support/app.js';
+import { CLI_COMMAND } from './support/binary.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
 import { keyStoreAt } from './support/stores.js';
 
@@ -233,9 +234,8 @@ describe('usage across restarts and in `marketlens keys list`', () => {
     expect((await b.inject({ url: lookup(), headers: auth })).statusCode).toBe(429);
     await b.close();
 
-    const root = resolve(import.meta.dirname, '..');
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
-    const cli = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), 'keys', 'list'], {
+    const cli = spawnSync(...CLI_COMMAND(['keys', 'list']), {
       env: { ...clean, MARKETLENS_DATA_DIR: dataDir, MARKETLENS_API_KEYS: TEST_KEY, MARKETLENS_LOG_LEVEL: 'warn' },
       encoding: 'utf8',
       timeout: 60_000,

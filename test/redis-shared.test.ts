@@ -5,11 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auth, testApp } from './support/app.js';
+import { CLI_COMMAND } from './support/binary.js';
 import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './support/redis.js';
 import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
 import { keyStoreAt } from './support/stores.js';
@@ -180,9 +181,8 @@ describe.skipIf(!redisAvailable)('a rate limit shared through Redis', () => {
     ).toBe(200);
     // The durable counts reach the database within a flush interval; spawnSync below blocks this process's timers.
     await Promise.all([a.marketlens.limits.ledger.flush(), b.marketlens.limits.ledger.flush()]);
-    const root = resolve(import.meta.dirname, '..');
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MARKETLENS_')));
-    const cli = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), 'keys', 'list'], {
+    const cli = spawnSync(...CLI_COMMAND(['keys', 'list']), {
       env: {
         ...clean,
         MARKETLENS_DATA_DIR: dataDir,

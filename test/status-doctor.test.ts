@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDoctor, formatDoctorTable, DOCTOR_DEFAULTS } from '../src/status/doctor.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { TEST_KEY, testConfig } from './support/app.js';
-import { CLI, TSX, cleanEnv } from './support/binary.js';
+import { CLI_COMMAND, cleanEnv } from './support/binary.js';
 import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
 import { chromiumAvailable, chromiumPath } from './support/chromium.js';
 import { LocalProxy } from './support/local-proxy.js';
@@ -218,7 +218,7 @@ describe('marketlens doctor', () => {
           MARKETLENS_BROWSER_PATH: 'none',
           MARKETLENS_RETRY_ATTEMPTS: '1',
         });
-        const child = spawn(TSX, [CLI, 'doctor', ...args], { env });
+        const child = spawn(...CLI_COMMAND(['doctor', ...args]), { env });
         let out = '';
         let err = '';
         child.stdout.on('data', (d) => (out += String(d)));

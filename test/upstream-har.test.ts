@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarReplayClient, emptyHar, requestKey, type Har, type HarEntry } from '../src/upstream/har.js';
 import { auth, testApp } from './support/app.js';
+import { CLI_COMMAND } from './support/binary.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { closedPort } from './support/ports.js';
 import { buyBar } from './support/upstream-fixtures.js';
@@ -79,13 +80,13 @@ describe('HAR record → replay', () => {
       MARKETLENS_DATA_DIR: dir,
       MARKETLENS_DEADLINE_MS: '5000',
     };
-    const cli = ['--import', 'tsx', 'src/cli.ts'];
-    const rec = await run(process.execPath, [...cli, 'record', 'resale-b.prices', 'query=777002', '--out', har], {
+    const [node, cli] = CLI_COMMAND([]);
+    const rec = await run(node, [...cli, 'record', 'resale-b.prices', 'query=777002', '--out', har], {
       env: { ...env, MARKETLENS_RESALE_B_ORIGIN: goat.origin },
     });
     expect(rec.stderr).toContain(`Saved upstream exchanges to ${har}`);
     expect(JSON.parse(rec.stdout)).toEqual(buyBar);
-    const rep = await run(process.execPath, [...cli, '--replay', har, 'lookup', 'resale-b.prices', 'query=777002'], {
+    const rep = await run(node, [...cli, '--replay', har, 'lookup', 'resale-b.prices', 'query=777002'], {
       env: { ...env, MARKETLENS_RESALE_B_ORIGIN: dead },
     });
     expect(rep.stdout).toBe(rec.stdout);

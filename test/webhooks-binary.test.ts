@@ -39,32 +39,35 @@ describe.each(ENGINES)('webhooks with the real binary on %s', (engine) => {
       cleanups.push(() => receiver.stop());
       const env = { ...db.env, ...LOCAL };
 
-      const refused = await run(['webhooks', 'add', 'https://127.0.0.1/hook', '--events', 'price.changed'], {
-        ...db.env,
-      });
+      // Independent commands run as parallel processes: each stage waits only for what it reads.
+      const [refused, added] = await Promise.all([
+        run(['webhooks', 'add', 'https://127.0.0.1/hook', '--events', 'price.changed'], { ...db.env }),
+        run(
+          [
+            'webhooks',
+            'add',
+            receiver.url,
+            '--events',
+            'price.changed,stock.changed',
+            '--filter',
+            '{"sizes":["10"]}',
+            '--description',
+            'AJ1',
+          ],
+          env,
+        ),
+      ]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/invalid_parameter: url: 127\.0\.0\.1 is a loopback/);
-
-      const added = await run(
-        [
-          'webhooks',
-          'add',
-          receiver.url,
-          '--events',
-          'price.changed,stock.changed',
-          '--filter',
-          '{"sizes":["10"]}',
-          '--description',
-          'AJ1',
-        ],
-        env,
-      );
       expect(added.code, added.stderr).toBe(0);
       const created = JSON.parse(added.stdout);
       expect(created.secret).toMatch(/^whsec_/);
       receiver.setSecret(created.secret);
 
-      const listed = await run(['webhooks', 'list'], env);
+      const [listed, tested] = await Promise.all([
+        run(['webhooks', 'list'], env),
+        run(['webhooks', 'test', created.id], env),
+      ]);
       expect(JSON.parse(listed.stdout)).toMatchObject([
         {
           id: created.id,
@@ -77,7 +80,6 @@ describe.each(ENGINES)('webhooks with the real binary on %s', (engine) => {
       ]);
       expect(listed.stdout).not.toContain(created.secret);
 
-      const tested = await run(['webhooks', 'test', created.id], env);
       expect(tested.code, tested.stderr).toBe(0);
       expect(JSON.parse(tested.stdout)).toMatchObject({
         event_type: 'webhook.test',
@@ -87,8 +89,12 @@ describe.each(ENGINES)('webhooks with the real binary on %s', (engine) => {
       expect(receiver.messages()).toMatchObject([{ type: 'webhook.test', data: { subscription_id: created.id } }]);
 
       expect((await run(['webhooks', 'remove', created.id], env)).code).toBe(0);
-      expect(JSON.parse((await run(['webhooks', 'list'], env)).stdout)).toEqual([]);
-      expect((await run(['webhooks', 'remove', created.id], env)).code).toBe(1);
+      const [listedAfter, removedAgain] = await Promise.all([
+        run(['webhooks', 'list'], env),
+        run(['webhooks', 'remove', created.id], env),
+      ]);
+      expect(JSON.parse(listedAfter.stdout)).toEqual([]);
+      expect(removedAgain.code).toBe(1);
     },
     90_000,
   );

@@ -1,12 +1,18 @@
-/** Runs the real `marketlens` binary (through tsx) the way a user does, for CLI and shutdown tests. */
+/**
+ * Runs the real `marketlens` command the way a user does, for CLI, process and shutdown tests: the compiled CLI
+ * (dist/cli.js, what bin/marketlens and `npm start` run) in a plain `node` process. The vitest global setup
+ * (test/support/build-dist.ts) builds dist from the current sources before any test, so it is never stale.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT as ROOT } from './repo-root.js';
+/** tsx, for scripts that are not part of the build (scripts/*.ts). */
 export const TSX = join(ROOT, 'node_modules/.bin/tsx');
-export const CLI = join(ROOT, 'src/cli.ts');
-/** tsx's loader, for running the CLI in a plain `node` process (see startServe). */
+/** The compiled CLI. */
+export const CLI = join(ROOT, 'dist/cli.js');
+/** tsx's loader, for running TypeScript that is not in dist (test/support helpers) in a plain `node` process. */
 export const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 /** This environment without any MARKETLENS_* of the developer's shell, plus `extra`. */
@@ -15,11 +21,11 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...clean, ...extra };
 }
 
-/** `marketlens` with these arguments: one plain `node` process with tsx's loader (not tsx's wrapper and its child). */
-export const CLI_COMMAND = (args: string[]): [string, string[]] => [
-  process.execPath,
-  ['--import', TSX_LOADER, CLI, ...args],
-];
+/**
+ * `marketlens` with these arguments, as a command and its argv: one plain `node` process running the compiled CLI
+ * (no wrapper process between the test and the server, so a signal sent to the child reaches marketlens itself).
+ */
+export const CLI_COMMAND = (args: string[]): [string, string[]] => [process.execPath, [CLI, ...args]];
 
 export interface Ran {
   code: number | null;
@@ -49,9 +55,8 @@ export interface Served {
 
 /**
  * Starts `marketlens serve` with `env` (on top of a clean environment); resolves once it listens.
- * It runs in a plain `node` process with tsx's loader rather than under the `tsx` command: that command relays a
- * signal to its child only if the child confirms within 30 ms, else SIGKILLs it — on a busy machine a SIGTERM test
- * would then see tsx's kill, not marketlens's shutdown.
+ * The child is the server itself (CLI_COMMAND): not the `tsx` command, which relays a signal to its child only if the
+ * child confirms within 30 ms, else SIGKILLs it — on a busy machine a SIGTERM test would then see tsx's kill.
  */
 export async function startServe(env: Record<string, string>): Promise<Served> {
   const [cmd, argv] = CLI_COMMAND(['serve']);
@@ -60,13 +65,24 @@ export async function startServe(env: Record<string, string>): Promise<Served> {
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/Server listening/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      throw new Error(`serve did not start:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  // Resolves on the output line itself (or fails on exit, or after 30 s): no polling delay per start.
+  const started = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 30_000);
+    const check = () => {
+      if (!/Server listening/.test(out)) return;
+      clearTimeout(timer);
+      resolve(true);
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve(/Server listening/.test(out));
+    });
+  });
+  if (!started) {
+    child.kill('SIGKILL');
+    throw new Error(`serve did not start:\n${out}`);
   }
   return { child, out: () => out, exited };
 }
