@@ -198,7 +198,7 @@ export class LookupCache {
     const listener = await peers.listen(req.key);
     try {
       for (;;) {
-        const token = await peers.tryLock(req.key);
+        const token = await peers.tryLock(req.key, req.lane?.name === 'scheduled');
         if (token === undefined) return await this.fetchAndStore(req, signal); // Redis failing: work alone
         if (token !== null) {
           // A peer may have stored an answer between our read and our lock.
@@ -210,6 +210,10 @@ export class LookupCache {
           return await this.leadForPeers(req, signal, token);
         }
         if (signal.aborted) throw timeoutError(req.marketplace);
+        // A peer's scheduled refresh may wait behind its own instance's interactive lookups: a caller does not wait
+        // for it (one extra upstream fetch instead). Checked again after each wait: this flight may be promoted.
+        if (req.lane?.name !== 'scheduled' && (await peers.heldForScheduled(req.key)))
+          return await this.fetchAndStore(req, signal);
         const outcome = await listener.next(LOCK_HEARTBEAT_MS);
         if (outcome === 'timeout') continue; // the fallback: re-try the lock (a dead leader's lock expires)
         if (!outcome.ok) throw new MarketlensError(outcome.code, outcome.message);
