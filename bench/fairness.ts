@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { START_ENV, V8_FLAGS } from '../src/v8-flags.js';
@@ -49,6 +50,11 @@ export interface FairnessWindow {
   /** `/healthz` every 100 ms during the window (no lookup, no limiter): how long the service took to answer anything. */
   healthz_p50_ms: number;
   healthz_p99_ms: number;
+  /**
+   * This process's own event-loop delay over the window (it runs the fake upstream and the receivers): a stall here
+   * delays the fake's answers and the probes, and would be counted as the service's.
+   */
+  bench_loop_p99_ms: number;
   /** The service process's CPU time over the window, in % of one core. */
   service_cpu_pct: number;
   /**
@@ -181,7 +187,8 @@ export async function fairnessFigure(
   const cli = compiled(new URL('../src/cli.ts', import.meta.url));
   // One open file for both streams (two would each write at their own offset, over each other's lines).
   const logFd = openSync(logFile, 'w');
-  const server = spawn(process.execPath, [...V8_FLAGS, cli, 'serve'], {
+  const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const server = spawn(process.execPath, [...V8_FLAGS, ...nodeFlags, cli, 'serve'], {
     env: cleanEnv(
       benchEnv(fake.origin, {
         ...START_ENV,
@@ -222,6 +229,8 @@ export async function fairnessFigure(
     const before = { ...served };
     trackedAhead = [];
     const cpu0 = cpuSeconds(server.pid);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const t0 = performance.now();
     const healthz: number[] = [];
     let probing = true;
@@ -258,6 +267,7 @@ export async function fairnessFigure(
     }
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(server.pid) - cpu0;
+    loop.disable();
     probing = false;
     await probe;
     const answers = await Promise.all(pending);
@@ -276,6 +286,7 @@ export async function fairnessFigure(
       healthz_p50_ms: round(quantile(healthz, 0.5)),
       healthz_p99_ms: round(quantile(healthz, 0.99)),
       service_cpu_pct: round((cpu / elapsed) * 100),
+      bench_loop_p99_ms: round(loop.percentile(99) / 1e6),
       tracked_ahead_p50: quantile(trackedAhead, 0.5),
       tracked_ahead_p99: quantile(trackedAhead, 0.99),
       tracked_ahead_max: Math.max(...trackedAhead),
