@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- figure…]`: the figures of issues 10, 17 and 21 (cached throughput, workers, cold path, parse, dedup, memory, status, history), measured in one run, printed as tables and written to
- * bench/results.json. Figures: throughput, cold, parse, dedup, memory, history (all by default). Durations and sizes come
+ * `npm run bench [-- figure…]`: the figures of issues 10, 17, 21 and 27 (cached throughput, workers, cold path, parse, dedup, memory, status, history, fairness), measured in one run, printed as tables and written to
+ * bench/results.json. Figures: throughput, workers, cold, parse, dedup, memory, status, history, fairness (all by default). Durations and sizes come
  * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { coldPath, type ColdPathRow } from './cold-path.js';
 import { dedup, type DedupResult } from './dedup.js';
+import { fairnessFigure, type FairnessResult, type FairnessWindow } from './fairness.js';
 import { historyBench, type HistoryBenchResult } from './history.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
 import type { MemorySnapshot } from './lib/memory-probe.js';
@@ -17,7 +18,7 @@ import { mb, round, table } from './lib/stats.js';
 import { throughput, type ThroughputResult } from './throughput.js';
 import { workersFigure, type WorkersResult } from './workers.js';
 
-const FIGURES = ['throughput', 'workers', 'cold', 'parse', 'dedup', 'memory', 'status', 'history'] as const;
+const FIGURES = ['throughput', 'workers', 'cold', 'parse', 'dedup', 'memory', 'status', 'history', 'fairness'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const asked = process.argv.slice(2).filter((a) => a !== '--');
@@ -40,6 +41,7 @@ const results: {
   memory?: MemoryResult;
   status?: StatusCostResult;
   history?: HistoryBenchResult;
+  fairness?: FairnessResult;
   runtime_s?: number;
 } = {
   when: new Date().toISOString(),
@@ -281,6 +283,56 @@ if (want('history')) {
   if (r.postgres_size)
     console.log(`PostgreSQL size (table + indexes): ${r.postgres_size.mb_per_million_rows} MB per million price rows`);
   else console.log('PostgreSQL size: not measured (no server reachable)');
+}
+
+if (want('fairness')) {
+  section(
+    "8. fairness: a key's interactive lookups with and without another key's tracked products and hanging webhooks",
+  );
+  const r = await fairnessFigure();
+  results.fairness = r;
+  const row = (label: string, w: FairnessWindow) => [
+    label,
+    w.lookups,
+    JSON.stringify(w.statuses),
+    w.p50_ms,
+    w.p99_ms,
+    w.max_ms,
+    w.upstream_p50_ms,
+    w.upstream_p99_ms,
+    w.healthz_p50_ms,
+    w.healthz_p99_ms,
+    w.service_cpu_pct,
+    `${w.tracked_ahead_p50} / ${w.tracked_ahead_p99} / ${w.tracked_ahead_max}`,
+    w.upstream_caller_per_s,
+    w.upstream_tracked_per_s,
+  ];
+  console.log(
+    table(
+      [
+        'window',
+        'lookups',
+        'statuses',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'fetch p50 ms',
+        'fetch p99 ms',
+        '/healthz p50 ms',
+        '/healthz p99 ms',
+        'service CPU %',
+        'tracked ahead p50/p99/max',
+        'caller upstream/s',
+        'tracked upstream/s',
+      ],
+      [row('quiet', r.quiet), row(`${r.tracked} tracked + ${r.webhooks} hanging webhooks`, r.loaded)],
+    ),
+  );
+  console.log(
+    `(${r.rate_per_s} lookups/s for ${r.window_s} s each, politeness ${r.min_interval_ms} ms between requests, fake answers after ` +
+      `${r.upstream_delay_ms} ms; created in ${r.create_s} s ${JSON.stringify(r.create_statuses)}; ${r.tracked_fetched} tracked products fetched; ` +
+      `${r.webhook_connections} webhook connections held; refused before the wire ${JSON.stringify(r.refused)}; log lines ${JSON.stringify(r.log_lines)})`,
+  );
 }
 
 results.runtime_s = round((performance.now() - t0) / 1000);

@@ -169,7 +169,10 @@ const globalShape = {
     .default(null),
 };
 
-/** Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _TIERS, _PROXY_URLS. */
+/**
+ * Per-marketplace variables: MARKETLENS_<MP>_ORIGIN, _TIMEOUT_MS, _CONCURRENCY, _MIN_INTERVAL_MS, _MAX_QUEUE,
+ * _SCHEDULED_MAX_QUEUE, _TIERS, _PROXY_URLS.
+ */
 function marketplaceShape(mp: Pick<MarketplaceDescriptor, 'envName' | 'settings'>) {
   const p = `MARKETLENS_${mp.envName}_`;
   return {
@@ -179,6 +182,9 @@ function marketplaceShape(mp: Pick<MarketplaceDescriptor, 'envName' | 'settings'
     [`${p}CONCURRENCY`]: int(1, 1000).default(8),
     [`${p}MIN_INTERVAL_MS`]: int(0, 60_000).default(0),
     [`${p}MAX_QUEUE`]: int(0, 100_000).default(200),
+    // Scheduled lookups (tracked products, canaries) wait in a queue of their own: nobody waits on them, so a few
+    // suffice to keep the slots busy between scheduler passes, and past it a refresh waits for its next interval.
+    [`${p}SCHEDULED_MAX_QUEUE`]: int(0, 100_000).default(16),
     [`${p}TIERS`]: tierList.optional(),
     [`${p}PROXY_URLS`]: urlList.optional(),
   } as Record<string, z.ZodType>;
@@ -196,7 +202,10 @@ export interface MarketplaceConfig {
   timeoutMs?: number;
   concurrency: number;
   minIntervalMs: number;
+  /** Interactive lookups that may wait for a slot. */
   maxQueue: number;
+  /** Scheduled lookups that may wait for a slot (a queue of their own). */
+  scheduledMaxQueue: number;
   /** Fetch tiers in order; default: direct, then proxy and unblocker when configured. */
   tiers?: FetchTier[];
   proxyUrls?: string[];
@@ -257,6 +266,7 @@ export function loadConfig(
       concurrency: v<'concurrency'>('CONCURRENCY'),
       minIntervalMs: v<'minIntervalMs'>('MIN_INTERVAL_MS'),
       maxQueue: v<'maxQueue'>('MAX_QUEUE'),
+      scheduledMaxQueue: v<'scheduledMaxQueue'>('SCHEDULED_MAX_QUEUE'),
       tiers: v<'tiers'>('TIERS'),
       proxyUrls: v<'proxyUrls'>('PROXY_URLS'),
       settings: Object.fromEntries(Object.keys(mp.settings ?? {}).map((name) => [name, e[name]])),

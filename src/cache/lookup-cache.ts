@@ -17,6 +17,7 @@ import type { Logger } from './redis-connection.js';
 import { LOCK_HEARTBEAT_MS, type RedisFlights } from './redis-flights.js';
 import { toCachedAnswer, type CachedAnswer, type Store } from './store.js';
 import { untilAborted } from '../util/until-aborted.js';
+import { isScheduledDeferral, type Lane } from '../upstream/lane.js';
 
 /** What a fetch produces: the record's bytes and timings. */
 export interface FetchedAnswer {
@@ -51,7 +52,18 @@ export interface CachedLookupRequest {
    * MARKETLENS_DEADLINE_MS after it started), so what it assembles is ready before its first caller stops waiting.
    */
   deadlineAt?: number;
+  /**
+   * The caller's limiter lane (absent: interactive). A flight keeps the lane of the caller who started it; an
+   * interactive caller joining a scheduled flight promotes it, so it never waits behind the scheduled lane.
+   */
+  lane?: Lane;
   fetch: (signal: AbortSignal) => Promise<FetchedAnswer>;
+}
+
+/** A fetch in progress, shared by every caller of the same key. */
+interface Flight {
+  result: Promise<FlightResult>;
+  lane?: Lane;
 }
 
 /** The outcome of one flight, shared by everyone who waited for it. */
@@ -64,7 +76,7 @@ interface FlightResult {
 }
 
 export class LookupCache {
-  private readonly flights = new Map<string, Promise<FlightResult>>();
+  private readonly flights = new Map<string, Flight>();
 
   constructor(private readonly o: LookupCacheOptions) {}
 
@@ -105,8 +117,10 @@ export class LookupCache {
       (maxAge !== 0 && (seen === undefined || a.fetchedAt > seen) && isFresh(Date.now() - a.fetchedAt, ttl, maxAge));
     const waitStart = performance.now();
     let joined = true;
-    let flight = this.flights.get(req.key);
-    if (!flight) {
+    let flight = this.flights.get(req.key)?.result;
+    if (flight) {
+      if (req.lane?.name !== 'scheduled') this.flights.get(req.key)!.lane?.promote();
+    } else {
       joined = false;
       flight = this.startFlight(req, accept);
     }
@@ -132,6 +146,12 @@ export class LookupCache {
         parseMs: r.parseMs,
       };
     } catch (e) {
+      if (isScheduledDeferral(e)) {
+        // An interactive caller that joined the scheduled flight just as its lane refused it: fetch for itself.
+        if (joined && req.lane?.name !== 'scheduled') return this.lookup(req);
+        // A deferred scheduled refresh wants a new observation or nothing: an older answer is neither.
+        throw e;
+      }
       if (!(e instanceof MarketlensError) || !servesStaleOn(e.code) || this.o.staleIfErrorSeconds <= 0) throw e;
       if (maxAge === 0 || !cached) {
         const got = this.o.store.get(req.key);
@@ -161,11 +181,11 @@ export class LookupCache {
 
   private startFlight(req: CachedLookupRequest, accept: (a: CachedAnswer) => boolean): Promise<FlightResult> {
     const flight = this.runFlight(req, accept).finally(() => {
-      if (this.flights.get(req.key) === flight) this.flights.delete(req.key);
+      if (this.flights.get(req.key)?.result === flight) this.flights.delete(req.key);
     });
     // Every waiter may have given up before it settles: a rejection with nobody waiting is expected, not unhandled.
     flight.catch(() => undefined);
-    this.flights.set(req.key, flight);
+    this.flights.set(req.key, { result: flight, lane: req.lane });
     return flight;
   }
 
@@ -178,7 +198,7 @@ export class LookupCache {
     const listener = await peers.listen(req.key);
     try {
       for (;;) {
-        const token = await peers.tryLock(req.key);
+        const token = await peers.tryLock(req.key, req.lane?.name === 'scheduled');
         if (token === undefined) return await this.fetchAndStore(req, signal); // Redis failing: work alone
         if (token !== null) {
           // A peer may have stored an answer between our read and our lock.
@@ -190,6 +210,10 @@ export class LookupCache {
           return await this.leadForPeers(req, signal, token);
         }
         if (signal.aborted) throw timeoutError(req.marketplace);
+        // A peer's scheduled refresh may wait behind its own instance's interactive lookups: a caller does not wait
+        // for it (one extra upstream fetch instead). Checked again after each wait: this flight may be promoted.
+        if (req.lane?.name !== 'scheduled' && (await peers.heldForScheduled(req.key)))
+          return await this.fetchAndStore(req, signal);
         const outcome = await listener.next(LOCK_HEARTBEAT_MS);
         if (outcome === 'timeout') continue; // the fallback: re-try the lock (a dead leader's lock expires)
         if (!outcome.ok) throw new MarketlensError(outcome.code, outcome.message);

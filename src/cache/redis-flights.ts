@@ -7,6 +7,8 @@
  * - A waiting instance re-tries the lock every LOCK_HEARTBEAT_MS even without a notification (the timeout fallback):
  *   when the leader died or a notification was lost, it takes over instead of waiting for its deadline.
  * - Any Redis failure makes `tryLock` answer `undefined`: the caller then fetches on its own, as in memory mode.
+ * - The lock's value says whether its holder fetches for scheduled work (`s:` before the token): that fetch may wait
+ *   in its instance's scheduled lane, so an interactive caller elsewhere fetches on its own instead of waiting for it.
  */
 import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '../errors.js';
@@ -14,6 +16,8 @@ import type { RedisConnection } from './redis-connection.js';
 
 export const LOCK_TTL_MS = 3000;
 export const LOCK_HEARTBEAT_MS = 1000;
+/** Starts the lock's value when its holder fetches for scheduled work. */
+const SCHEDULED_MARK = 's:';
 const SUBSCRIBE_WAIT_MS = 1000;
 
 /** What a leader tells the waiting instances. */
@@ -88,16 +92,29 @@ export class RedisFlights {
     };
   }
 
-  /** A token when we now hold the lock, null when another instance holds it, undefined when Redis failed. */
-  async tryLock(key: string): Promise<string | null | undefined> {
+  /**
+   * A token when we now hold the lock, null when another instance holds it, undefined when Redis failed. `scheduled`:
+   * the fetch is scheduled work (heldForScheduled tells the other instances).
+   */
+  async tryLock(key: string, scheduled = false): Promise<string | null | undefined> {
     if (!this.redis.isUp) return undefined;
-    const token = randomUUID();
+    const token = (scheduled ? SCHEDULED_MARK : '') + randomUUID();
     try {
       const ok = await this.redis.client.set(this.lockPrefix + key, token, 'PX', LOCK_TTL_MS, 'NX');
       return ok === 'OK' ? token : null;
     } catch (e) {
       this.redis.reportFailure('in-flight lock', e);
       return undefined;
+    }
+  }
+
+  /** Whether the lock on `key` is held for scheduled work (false when free, interactive, or Redis failed). */
+  async heldForScheduled(key: string): Promise<boolean> {
+    try {
+      return (await this.redis.client.get(this.lockPrefix + key))?.startsWith(SCHEDULED_MARK) ?? false;
+    } catch (e) {
+      this.redis.reportFailure('in-flight lock', e);
+      return false;
     }
   }
 

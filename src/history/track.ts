@@ -9,6 +9,7 @@ import { getOperation } from '../operations/registry.js';
 import type { OperationName } from '../operations/types.js';
 import type { Job } from '../schedule/index.js';
 import { zodToInvalidParameter } from '../server/problem.js';
+import { isScheduledDeferral } from '../upstream/lane.js';
 import { RECORDED_OPERATIONS } from './extract/index.js';
 
 export const TRACK_KIND = 'track';
@@ -69,8 +70,18 @@ export function trackHandler(app: FastifyInstance) {
       if (check.error) throw check.error;
     }
     // A cached answer younger than half the interval is a fresh enough observation (another caller or instance
-    // just fetched it); otherwise this is a live fetch, recorded through the seam.
-    await app.marketlens.lookup.run(op, p.params, { maxAgeSeconds: Math.floor(job.intervalMs / 2000) });
+    // just fetched it); otherwise this is a live fetch, recorded through the seam. It waits in the scheduled lane:
+    // behind every interactive lookup of the marketplace, in a queue of its own.
+    try {
+      await app.marketlens.lookup.run(op, p.params, {
+        maxAgeSeconds: Math.floor(job.intervalMs / 2000),
+        lane: 'scheduled',
+      });
+    } catch (e) {
+      // That queue is full: this slot is skipped, the next interval tries again. The client counted and logged it;
+      // thrown, it would be one "scheduled job failed" line per job.
+      if (!isScheduledDeferral(e)) throw e;
+    }
   };
 }
 

@@ -8,6 +8,7 @@ import { utf8Bytes } from '../cache/store.js';
 import type { Config } from '../config.js';
 import { MarketlensError, upstreamChanged } from '../errors.js';
 import type { HttpClient, LookupScope, RequestContext } from '../upstream/http-client.js';
+import { isScheduledDeferral, Lane, type LaneName } from '../upstream/lane.js';
 import type { LiveResults } from './live-results.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { AnyOperation, OperationName, Parsed } from './types.js';
@@ -42,6 +43,12 @@ export interface LookupOptions {
   deadlineAt?: number;
   /** Oldest cached answer the caller accepts, in seconds; 0 forces a live fetch. */
   maxAgeSeconds?: number;
+  /**
+   * `scheduled` for work nobody waits on (tracked-product refreshes, canaries): it waits behind interactive lookups for
+   * the marketplace's upstream slots, in a queue of its own, and is refused with ScheduledDeferral when that is full.
+   * Default `interactive`.
+   */
+  lane?: LaneName;
 }
 
 export class LookupService {
@@ -88,7 +95,10 @@ export class LookupService {
     }
     const deadlineAt = opts.deadlineAt ?? Date.now() + this.config.deadlineMs;
     const deadline = () => opts.signal ?? AbortSignal.timeout(Math.max(0, deadlineAt - Date.now()));
-    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical, deadlineAt);
+    // One object per lookup that may fetch: the fetch it starts carries it to the limiter, and an interactive caller
+    // joining that fetch promotes it there.
+    const lane = new Lane(opts.lane);
+    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical, deadlineAt, lane);
     return this.cache.lookup({
       key: cacheKey(op.name, canonical),
       cacheClass: op.cacheClass,
@@ -96,7 +106,8 @@ export class LookupService {
       maxAgeSeconds: opts.maxAgeSeconds,
       deadline,
       deadlineAt,
-      fetch: (signal) => this.fetchAndParse(op, params, signal, canonical, deadlineAt),
+      lane,
+      fetch: (signal) => this.fetchAndParse(op, params, signal, canonical, deadlineAt, lane),
     });
   }
 
@@ -111,6 +122,8 @@ export class LookupService {
     canonical: Record<string, unknown> = params,
     /** When `signal` fires: the deadline of the caller who started this fetch. */
     deadlineAt = Date.now() + this.config.deadlineMs,
+    /** The limiter lane of the caller who started this fetch (absent: interactive). */
+    lane?: Lane,
   ): Promise<LookupResult> {
     const t0 = performance.now();
     let parsed: Parsed<unknown>;
@@ -119,7 +132,7 @@ export class LookupService {
     // The client's tally of this lookup's upstream work (requests, bytes, tier), when it keeps one.
     let scope: LookupScope | undefined;
     try {
-      const base = { marketplace: op.marketplace, signal, deadlineAt };
+      const base = { marketplace: op.marketplace, signal, deadlineAt, lane };
       const fetchWith = (ctx: RequestContext) => {
         scope = ctx.scope;
         return op.fetch({ ...ctx, http: this.http, config: this.config }, params);
@@ -130,6 +143,8 @@ export class LookupService {
       t1 = performance.now();
       parsed = await this.parse(op, bodies, params);
     } catch (e) {
+      // A deferred scheduled refresh fetched nothing and failed nothing: the seam hears of live fetches only.
+      if (isScheduledDeferral(e)) throw e;
       this.liveResults?.emitFailure({
         operation: op.name as OperationName,
         params: canonical,

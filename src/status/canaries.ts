@@ -14,6 +14,7 @@ import { OPERATIONS } from '../operations/registry.js';
 import { OPERATION_NAMES } from '../operations/types.js';
 import type { Job, Scheduler } from '../schedule/index.js';
 import type { Database } from '../store/schema.js';
+import { isScheduledDeferral } from '../upstream/lane.js';
 import { DOCTOR_DEFAULTS } from './doctor.js';
 
 export const CANARY_KIND = 'canary';
@@ -49,7 +50,10 @@ export class Canaries {
     await this.round(now + job.intervalMs);
   }
 
-  /** One lookup per operation, one at a time (a canary must never be a burst), each forced live (max_age=0). */
+  /**
+   * One lookup per operation, one at a time (a canary must never be a burst), each forced live (max_age=0), in the
+   * scheduled lane.
+   */
   async round(until = Infinity): Promise<void> {
     for (const name of OPERATION_NAMES) {
       if (this.stopped) return;
@@ -60,8 +64,11 @@ export class Canaries {
       const op = OPERATIONS[name];
       try {
         const params = op.params.parse(DOCTOR_DEFAULTS[name]);
-        await this.lookup.run(op, params, { maxAgeSeconds: 0 });
+        // Scheduled lane: a canary never makes a caller wait for an upstream slot.
+        await this.lookup.run(op, params, { maxAgeSeconds: 0, lane: 'scheduled' });
       } catch (e) {
+        // Its marketplace's scheduled lane is full: no canary this round (the client counted and logged it).
+        if (isScheduledDeferral(e)) continue;
         // Already counted through the seam; the log line says which canary failed.
         this.log.warn({ canary: name, code: (e as { code?: string }).code }, 'canary lookup failed');
       }

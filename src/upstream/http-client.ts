@@ -6,6 +6,7 @@
 import type { FetchTier } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { CircuitSnapshot } from './circuit-breaker.js';
+import type { Lane } from './lane.js';
 
 export interface UpstreamRequest {
   /** Absolute URL on the real marketplace (https://www.goat.com/…); origin overrides are applied by the client. */
@@ -55,6 +56,11 @@ export interface RequestContext {
   deadlineAt?: number;
   /** Set by `HttpClient.lookup`: the requests of one lookup share its limiter slot and breaker verdict. */
   scope?: LookupScope;
+  /**
+   * The lookup's lane in the marketplace's limiter (lane.ts): scheduled refreshes wait behind interactive lookups, in
+   * a queue of their own. Absent: interactive.
+   */
+  lane?: Lane;
 }
 
 export interface HttpClient {
@@ -70,6 +76,8 @@ export interface HttpClient {
    */
   lookup?<T>(ctx: RequestContext, run: (ctx: RequestContext) => Promise<T>): Promise<T>;
   close?(): Promise<void>;
+  /** Lookups waiting for one of the marketplace's upstream slots, by lane (clients without a limiter leave it out). */
+  queued?(marketplace: string): { interactive: number; scheduled: number };
   /** The marketplace's circuit breaker, for /api/v1/status (clients without one leave it out). */
   circuit?(marketplace: Marketplace): CircuitSnapshot;
 }

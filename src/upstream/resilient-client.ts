@@ -13,6 +13,7 @@ import { CircuitBreaker, type CircuitSnapshot } from './circuit-breaker.js';
 import { CookieJar, mergeCookies, refusedOversizedHeaders } from './cookie-jar.js';
 import type { HarRecorder } from './har.js';
 import type { HttpClient, LookupScope, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
+import { isScheduledDeferral, type Lane } from './lane.js';
 import { MarketplaceLimiter } from './limiter.js';
 import type { UpstreamObserver } from './observer.js';
 import { toRealUrl, toWireUrl } from './origin.js';
@@ -24,6 +25,8 @@ import type { Transport, TransportSession, WireResponse } from './transport.js';
 import { assertFetchable, urlRejection } from './url-guard.js';
 
 const MAX_REDIRECTS = 5;
+/** Deferred scheduled lookups are logged at most once per this long per marketplace (they are counted each). */
+const DEFERRAL_LOG_EVERY_MS = 60_000;
 
 /** Where log lines go (pino-compatible). */
 export interface UpstreamLogger {
@@ -89,6 +92,8 @@ interface MarketplaceState {
   breaker: CircuitBreaker;
   proxies: ProxyPool;
   sessions: Map<FetchTier, Session>;
+  /** Scheduled lookups deferred since the last log line about them, and when that line was written. */
+  deferrals: { unlogged: number; loggedAt: number };
 }
 
 /**
@@ -103,6 +108,8 @@ class Scope implements LookupScope {
   constructor(
     readonly owner: ResilientHttpClient,
     readonly deadlineAt: number,
+    /** The lookup's lane: its requests' wire starts are paced in it too. */
+    readonly lane: Lane | undefined,
   ) {}
 }
 
@@ -112,6 +119,8 @@ interface Attempt {
   signal: AbortSignal;
   /** When `signal` fires at the latest (ms since epoch). */
   endsAt: number;
+  /** The lookup's lane, for the wire start's turn. */
+  lane: Lane | undefined;
   st: MarketplaceState;
   session: Session;
 }
@@ -145,17 +154,46 @@ export class ResilientHttpClient implements HttpClient {
       this.observe(ctx.marketplace, 'none', (e as MarketlensError).code, 0);
       throw e;
     }
-    const scope = new Scope(this, ctx.deadlineAt ?? Date.now() + this.config.deadlineMs);
+    const scope = new Scope(this, ctx.deadlineAt ?? Date.now() + this.config.deadlineMs, ctx.lane);
     try {
-      const result = await st.limiter.run(ctx.signal, () => run({ ...ctx, deadlineAt: scope.deadlineAt, scope }));
+      const result = await st.limiter.run(
+        ctx.signal,
+        () => run({ ...ctx, deadlineAt: scope.deadlineAt, scope }),
+        ctx.lane,
+      );
       st.breaker.success();
       return result;
     } catch (e) {
       const err = this.toError(e, ctx.signal, ctx.signal, ctx.marketplace);
-      if (err.code === 'overloaded') this.observe(ctx.marketplace, 'none', err.code, 0);
+      if (isScheduledDeferral(err)) this.deferred(st, err.message);
+      else if (err.code === 'overloaded') this.observe(ctx.marketplace, 'none', err.code, 0);
       recordOutcome(st.breaker, err);
       throw err;
     }
+  }
+
+  /** Lookups waiting for a slot of the marketplace, by lane. */
+  queued(marketplace: string): { interactive: number; scheduled: number } {
+    return this.state(marketplace).limiter.queued;
+  }
+
+  /**
+   * A scheduled lookup found its lane full: counted each time (`scheduled_deferred`), logged once, then at most once
+   * per DEFERRAL_LOG_EVERY_MS with the count since (a schedule of thousands would otherwise log a line per job).
+   */
+  private deferred(st: MarketplaceState, why: string): void {
+    const marketplace = st.descriptor.id;
+    this.observe(marketplace, 'none', 'scheduled_deferred', 0);
+    const d = st.deferrals;
+    d.unlogged += 1;
+    const now = Date.now();
+    if (now - d.loggedAt < DEFERRAL_LOG_EVERY_MS) return;
+    this.options.logger?.warn(
+      { marketplace, deferred: d.unlogged },
+      `scheduled lookups deferred to their next interval (${why}); counted as marketlens_upstream_requests_total{outcome="scheduled_deferred"}`,
+    );
+    d.unlogged = 0;
+    d.loggedAt = now;
   }
 
   async request(req: UpstreamRequest, ctx: RequestContext): Promise<UpstreamResponse> {
@@ -201,10 +239,12 @@ export class ResilientHttpClient implements HttpClient {
           concurrency: c.concurrency,
           minIntervalMs: c.minIntervalMs,
           maxQueue: c.maxQueue,
+          scheduledMaxQueue: c.scheduledMaxQueue,
         }),
         breaker: new CircuitBreaker(marketplace, this.config.breaker.threshold, this.config.breaker.cooldownMs),
         proxies: new ProxyPool(proxiesFor(this.config, marketplace), this.config.proxyRestMs),
         sessions: new Map(),
+        deferrals: { unlogged: 0, loggedAt: -Infinity },
       };
       this.states.set(marketplace, st);
     }
@@ -322,9 +362,16 @@ export class ResilientHttpClient implements HttpClient {
       () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
       budget,
     );
-    const a: Attempt = { tier, signal: controller.signal, endsAt: Date.now() + budget, st, session };
     // request() made sure ctx.scope is this client's own Scope.
     const scope = ctx.scope instanceof Scope ? ctx.scope : undefined;
+    const a: Attempt = {
+      tier,
+      signal: controller.signal,
+      endsAt: Date.now() + budget,
+      lane: scope?.lane,
+      st,
+      session,
+    };
     const t0 = performance.now();
     try {
       const real = new URL(req.url);
@@ -408,7 +455,7 @@ export class ResilientHttpClient implements HttpClient {
       }
       const wire = toWireUrl(real, override);
       const headers = this.headersFor(d, a.session, req, real, method);
-      await a.st.limiter.pace(a.signal);
+      await a.st.limiter.pace(a.signal, a.lane);
       const res = await a.session.wire.fetch(wire.href, {
         method,
         headers,
@@ -464,7 +511,7 @@ export class ResilientHttpClient implements HttpClient {
   /** The unblocking service fetches the real URL for us; its host is trusted config, the target was checked already. */
   private async viaUnblocker(a: Attempt, req: UpstreamRequest, real: URL): Promise<UpstreamResponse> {
     const target = unblockerUrl(this.config.unblockerUrl!, real);
-    await a.st.limiter.pace(a.signal);
+    await a.st.limiter.pace(a.signal, a.lane);
     const res = await a.session.wire.fetch(target, {
       method: req.method ?? 'GET',
       headers: {
@@ -482,7 +529,7 @@ export class ResilientHttpClient implements HttpClient {
   private async viaBrowser(a: Attempt, req: UpstreamRequest, real: URL): Promise<UpstreamResponse> {
     const d = a.st.descriptor;
     const direct = this.session(a.st, 'direct');
-    await a.st.limiter.pace(a.signal);
+    await a.st.limiter.pace(a.signal, a.lane);
     const out = await this.options.browser!.fetch(req, {
       marketplace: d.id,
       descriptor: d,
