@@ -195,8 +195,10 @@ export async function fairnessFigure(
         MARKETLENS_HOST: '127.0.0.1',
         MARKETLENS_PORT: String(port),
         MARKETLENS_DATA_DIR: dir,
-        // Once the per-key caps land (MARKETLENS_MAX_TRACKED_PER_KEY, MARKETLENS_MAX_WEBHOOKS_PER_KEY), raise them
-        // here to `tracked` and `webhooks`: this figure measures the lanes, not the caps.
+        // The per-key caps raised to what this figure creates: it measures the lanes and the send isolation, not the
+        // caps (which would refuse the 1001st tracked product and the 101st subscription).
+        MARKETLENS_MAX_TRACKED_PER_KEY: String(Math.max(1, tracked)),
+        MARKETLENS_MAX_WEBHOOKS_PER_KEY: String(Math.max(1, webhooks)),
         MARKETLENS_API_KEYS: `${TRACKER_KEY},${CALLER_KEY}`,
         // Rate limits off: the tracking key's refreshes must reach the limiter (the tester's key had room for them).
         MARKETLENS_RATE_LIMIT: '0',
