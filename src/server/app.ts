@@ -254,14 +254,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
-  // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny).
+  // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny). The database down
+  // is reported the same way: lookups answer, keys are checked in memory, and history, usage counts and alerts wait
+  // in bounded memory until it is back.
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     const checks: Record<string, string> = {
       server: state.ready ? 'ok' : 'closing',
       cache: redis ? 'redis' : 'memory',
+      database: await store.health.check(store.db),
     };
     let ok = state.ready;
     let status = state.ready ? 'ready' : 'shutting_down';
+    if (checks.database !== 'ok' && state.ready) status = 'degraded';
     if (redis) {
       checks.redis = await redis.health();
       if (checks.redis !== 'ok' && state.ready) {
