@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from '../cache/redis-connection.js';
-import type { Database } from '../store/index.js';
+import type { Database, StoreHealth } from '../store/index.js';
 import { dayWindow, monthWindow } from './calendar.js';
 
 export const FLUSH_MS = 250;
@@ -28,6 +28,8 @@ export class UsageLedger {
     private readonly db: Kysely<Database>,
     private readonly log?: Logger,
     private readonly onFlushed?: (keyIds: string[]) => Promise<void>,
+    /** Told when counts wait for the database and when they went through (/readyz). */
+    private readonly health?: StoreHealth,
   ) {}
 
   /** Counts `n` requests of `keyId` now (synchronous, memory only) and schedules the write. */
@@ -109,9 +111,12 @@ export class UsageLedger {
           )
           .execute();
       }
+      this.health?.wrote('usage');
       return [...batch.keys()];
     } catch (e) {
-      // Keep the counts for the next attempt rather than lose them.
+      // Keep the counts for the next attempt rather than lose them (at most one delta per key and period: bounded by
+      // the number of keys, however long the database is away).
+      this.health?.unavailable('usage', e);
       for (const [keyId, periods] of batch) for (const [period, n] of periods) this.addRaw(keyId, period, n);
       if (now - this.lastError > ERROR_LOG_EVERY_MS) {
         this.lastError = now;

@@ -170,7 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const liveResults =
     deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
   const lookup = new LookupService(config, http, cache, liveResults, parsePool);
-  const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log });
+  const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log, health: store.health });
   app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections });
   // Fastify runs onClose hooks last-registered first: this one, registered before every feature (status, alerts,
   // history), runs after theirs, so they flush into a database that is still open.
