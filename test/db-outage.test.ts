@@ -2,11 +2,10 @@
  * The database restarts and goes away under lookup load (issue 27, item 3), against a PostgreSQL cluster of the
  * test's own (test/support/pg-cluster.ts) and the real `marketlens serve` process with a fake GOAT upstream:
  * `pg_ctl restart -m fast`, then a stop with a gap and a start, all while four clients keep sending live lookups.
- * The process stays alive, every lookup answers 200, /readyz says `degraded` (database `unreachable`) during the gap
+ * The process stays alive, every lookup (with a key stored in that database) answers 200, /readyz says `degraded` (database `unreachable`) during the gap
  * and `ready` after, and once the database is back every answered lookup reaches history and the usage counts are
  * complete — with no restart of the service.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +21,8 @@ import type { FakeUpstream } from './support/fake-upstream.js';
 import { goatIdOf, goatProductPath, startGoatProducts } from './support/goat-products.js';
 import { priceObservation } from './support/observations.js';
 import { pgClusterAvailable, startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { keyStoreAt } from './support/stores.js';
 
-const KEY = 'ml_db_outage_test_key_0123456789abcdef';
-/** The id the service gives a MARKETLENS_API_KEYS key (src/keys/key-store.ts). */
-const KEY_ID = `env-${createHash('sha256').update(KEY).digest('hex').slice(0, 8)}`;
 const CLIENTS = 4;
 
 /** Resolves once `check` holds, polling every 25 ms; fails after `limitMs` saying what was awaited. */
@@ -50,6 +47,10 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
     cleanups.push(() => goat.stop());
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-outage-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    // A stored key (not MARKETLENS_API_KEYS): it must keep working while the database is away.
+    const seeded = await keyStoreAt({ dataDir, databaseUrl: cluster.url });
+    const { key: KEY, record } = await seeded.keys.create('outage');
+    await seeded.close();
     const served: Served = await startServe({
       MARKETLENS_HOST: '127.0.0.1',
       MARKETLENS_PORT: '0',
@@ -57,7 +58,6 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
       MARKETLENS_SHUTDOWN_DELAY_MS: '0',
       MARKETLENS_DATA_DIR: dataDir,
       MARKETLENS_DATABASE_URL: cluster.url,
-      MARKETLENS_API_KEYS: KEY,
       MARKETLENS_RATE_LIMIT: '0',
       MARKETLENS_RESALE_B_ORIGIN: goat.origin,
       MARKETLENS_BROWSER_PATH: 'none',
@@ -131,7 +131,7 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
         (
           await db.query<{ n: string }>(
             `select coalesce(sum(count), 0) as n from usage_counts where key_id = $1 and period ~ '^[0-9]{4}-[0-9]{2}$'`,
-            [KEY_ID],
+            [record.id],
           )
         ).rows[0]!.n,
       );
