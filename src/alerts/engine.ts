@@ -69,6 +69,8 @@ export class AlertEngine {
   dropped = 0;
   private lastDropLog = 0;
   private closing = false;
+  /** Observations still to run one per transaction because their group was refused. */
+  private singles = 0;
   /** Ends the pause before the next attempt (close does not wait out a database outage). */
   private endPause?: () => void;
 
@@ -159,13 +161,17 @@ export class AlertEngine {
   /**
    * Detection and enqueueing of what is pending, up to GROUP observations per transaction: one commit (one fsync on
    * SQLite) per group instead of several per observation. A group that fails (e.g. a PostgreSQL deadlock between
-   * two instances) rolled back entirely, so it is simply run again. While the database is unavailable (down,
-   * restarting, busy, full) the group is kept and tried again after a growing pause, for as long as it takes.
+   * two instances) rolled back entirely, so it is simply run again; one still refused after GROUP_ATTEMPTS is run
+   * again one observation per transaction, so only what the database refuses is skipped (logged). While the
+   * database is unavailable (down, restarting, busy, full) the group is kept and tried again after a growing pause,
+   * for as long as it takes.
    */
   private async drain(): Promise<void> {
     let pauseMs = 0;
     while (this.pending.length > 0) {
-      const group = this.pending.splice(0, GROUP);
+      // After a refused group its observations run one per transaction (`singles`), then grouping resumes.
+      const group = this.pending.splice(0, this.singles > 0 ? 1 : GROUP);
+      if (this.singles > 0) this.singles--;
       for (let attempt = 1; ; attempt++) {
         try {
           // Read before the transaction: on SQLite the transaction holds the one connection until it commits.
@@ -201,10 +207,13 @@ export class AlertEngine {
             continue;
           }
           if (attempt < GROUP_ATTEMPTS) continue;
-          this.log.error(
-            { err: e, observations: group.length },
-            'alert detection failed; these observations were skipped',
-          );
+          if (group.length > 1) {
+            // Something in the group is refused: one observation per group, so only what is refused is skipped.
+            this.pending.unshift(...group);
+            this.singles += group.length;
+            break;
+          }
+          this.log.error({ err: e, observations: 1 }, 'alert detection failed; this observation was skipped');
           break;
         }
       }
