@@ -15,7 +15,7 @@ import pg from 'pg';
 import { AlertEngine } from '../src/alerts/engine.js';
 import type { AlertTables } from '../src/alerts/schema.js';
 import { openStore } from '../src/store/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type Served } from './support/binary.js';
 import type { FakeUpstream } from './support/fake-upstream.js';
 import { goatIdOf, goatProductPath, startGoatProducts } from './support/goat-products.js';
@@ -39,16 +39,23 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
   afterEach(async () => {
     while (cleanups.length) await cleanups.pop()!();
   });
+  // One cluster for the file (each test its own database in it); every test leaves it running.
+  let cluster: PgCluster;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
 
   it('the service stays up, answers every lookup, says degraded while the database is gone, and loses nothing', async () => {
-    const cluster: PgCluster = await startPgCluster();
-    cleanups.push(() => cluster.destroy());
+    const databaseUrl = await cluster.createDatabase('lookups');
     const goat: FakeUpstream = await startGoatProducts((slug) => `Runner ${slug}`, { keepLog: false });
     cleanups.push(() => goat.stop());
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-outage-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     // A stored key (not MARKETLENS_API_KEYS): it must keep working while the database is away.
-    const seeded = await keyStoreAt({ dataDir, databaseUrl: cluster.url });
+    const seeded = await keyStoreAt({ dataDir, databaseUrl });
     const { key: KEY, record } = await seeded.keys.create('outage');
     await seeded.close();
     const served: Served = await startServe({
@@ -57,7 +64,7 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
       MARKETLENS_LOG_LEVEL: 'info',
       MARKETLENS_SHUTDOWN_DELAY_MS: '0',
       MARKETLENS_DATA_DIR: dataDir,
-      MARKETLENS_DATABASE_URL: cluster.url,
+      MARKETLENS_DATABASE_URL: databaseUrl,
       MARKETLENS_RATE_LIMIT: '0',
       MARKETLENS_RESALE_B_ORIGIN: goat.origin,
       MARKETLENS_BROWSER_PATH: 'none',
@@ -117,7 +124,7 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
     expect(served.out()).not.toMatch(/Unhandled|uncaught/i);
 
     // Every answered lookup reaches history; every request is counted once.
-    const db = new pg.Client({ connectionString: cluster.url });
+    const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     cleanups.push(() => db.end());
     const recorded = async () =>
@@ -143,11 +150,10 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
   }, 60_000);
 
   it('a connection checked out when the server restarts fails its query, never the process; the next query reconnects', async () => {
-    const cluster = await startPgCluster();
-    cleanups.push(() => cluster.destroy());
+    const databaseUrl = await cluster.createDatabase('checked_out');
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-outage-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const store = await openStore({ dataDir, databaseUrl: cluster.url });
+    const store = await openStore({ dataDir, databaseUrl });
     cleanups.push(() => store.close());
     // Inside a transaction, between two statements, the client is checked out with no query in flight: the server's
     // "terminating connection due to administrator command" arrives as the client's own 'error' event.
@@ -168,11 +174,10 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
   });
 
   it('the alert engine keeps what it observed while the database is stopped and queues its deliveries once it is back', async () => {
-    const cluster = await startPgCluster();
-    cleanups.push(() => cluster.destroy());
+    const databaseUrl = await cluster.createDatabase('alerts');
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-outage-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const store = await openStore({ dataDir, databaseUrl: cluster.url });
+    const store = await openStore({ dataDir, databaseUrl });
     cleanups.push(() => store.close());
     const warnings: string[] = [];
     const log = {

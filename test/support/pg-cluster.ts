@@ -11,6 +11,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { closedPort } from './ports.js';
 
 const run = promisify(execFile);
@@ -51,6 +52,8 @@ export interface PgCluster {
   /** `pg_ctl stop -m fast`: connections are refused until start(). */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** A new empty database in the cluster; its URL. */
+  createDatabase(name: string): Promise<string>;
   /** Stops the server (if running) and deletes its files. */
   destroy(): Promise<void>;
 }
@@ -72,8 +75,9 @@ export async function startPgCluster(): Promise<PgCluster> {
   await tool('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   await ctl('start');
   let running = true;
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
     port,
     restart: async () => void (await ctl('restart', '-m', 'fast')),
     stop: async () => {
@@ -83,6 +87,17 @@ export async function startPgCluster(): Promise<PgCluster> {
     start: async () => {
       await ctl('start');
       running = true;
+    },
+    createDatabase: async (name) => {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`create database ${name}`);
+      } finally {
+        await admin.end();
+      }
+      return url.replace(/\/postgres$/, `/${name}`);
     },
     destroy: async () => {
       if (running) await ctl('stop', '-m', 'immediate').catch(() => undefined);
