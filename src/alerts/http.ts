@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { Counter, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
@@ -41,7 +40,6 @@ export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Pr
     ...deps.engine,
   });
   app.decorate('alerts', engine);
-  droppedCounter(app.marketlens.metrics.registry, engine);
   registerWebhookRoutes(app, deps.authenticate, engine, deps.problem);
   app.addHook('onReady', async () => engine.start());
   app.addHook('onClose', async () => {
@@ -49,23 +47,4 @@ export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Pr
     if (!deps.store) await store.close();
   });
   return engine;
-}
-
-/**
- * `marketlens_alert_observations_dropped_total`: observations the alert engine dropped (backlog full while the
- * database was unavailable, or still held at shutdown). Read from the engine at scrape time.
- */
-function droppedCounter(registry: Registry, engine: AlertEngine): void {
-  const name = 'marketlens_alert_observations_dropped_total';
-  if (registry.getSingleMetric(name)) return; // one registry may serve several apps in tests
-  let reported = 0;
-  new Counter({
-    name,
-    help: 'Observations the alert engine dropped: its backlog was full while the database was unavailable',
-    registers: [registry],
-    collect() {
-      this.inc(engine.dropped - reported);
-      reported = engine.dropped;
-    },
-  });
 }

@@ -10,6 +10,7 @@ import { RedisConnection } from '../cache/redis-connection.js';
 import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
 import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
+import { registerAlertMetrics } from '../alerts/metrics.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { KeyStore } from '../keys/key-store.js';
@@ -323,6 +324,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
+  registerAlertMetrics(metrics.registry, alerts);
 
   // At debug and trace every request also logs an "incoming request" line through Fastify's child logger.
   if (deps.hitPath !== false && !['debug', 'trace'].includes(config.logLevel)) {

@@ -79,6 +79,11 @@ describe.each(ENGINES)('rows a database cannot take, on %s', (engine) => {
     expect(names.get(goatIdOf('p-7'))).toBe('refuse me');
     expect(names.get(goatIdOf('p-1'))).toBe('Runner p-1');
     expect(a.history.recorder.stats).toMatchObject({ written: LOOKUPS, failed: 0, dropped: 0 });
+    expect(await counted(a, 'dropped')).toBe(0);
+    const alertDrops = await a.marketlens.metrics.registry
+      .getSingleMetric('marketlens_alert_observations_dropped_total')!
+      .get();
+    expect(alertDrops.values[0]?.value).toBe(0);
     // Each lookup's prices too (the fixture's product-level prices: at least one row per product).
     const priced = await a.history.store.db.selectFrom('history_prices').select('product_id').distinct().execute();
     expect(priced).toHaveLength(LOOKUPS);
