@@ -17,6 +17,8 @@ const ALONE = [
   // another file's load beside it stretches past 30 s (no timing is asserted; they need the time, not the quiet).
   'test/hostile-input-fuzz-sqlite.test.ts',
   'test/hostile-input-fuzz-postgres.test.ts',
+  // restarts its own PostgreSQL under lookup load and waits on recovery
+  'test/db-outage.test.ts',
 ];
 
 const shared = {

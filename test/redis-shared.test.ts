@@ -118,7 +118,10 @@ describe.skipIf(!redisAvailable)('two instances sharing Redis', () => {
   it('/readyz reports Redis as ok', async () => {
     const r = await a.inject({ url: '/readyz' });
     expect(r.statusCode).toBe(200);
-    expect(JSON.parse(r.body)).toEqual({ status: 'ready', checks: { server: 'ok', cache: 'redis', redis: 'ok' } });
+    expect(JSON.parse(r.body)).toEqual({
+      status: 'ready',
+      checks: { server: 'ok', cache: 'redis', redis: 'ok', database: 'ok' },
+    });
   });
 });
 
@@ -244,7 +247,7 @@ describe.skipIf(!redisAvailable)('Redis unreachable or going away', () => {
     expect(ready.statusCode).toBe(200);
     expect(JSON.parse(ready.body)).toEqual({
       status: 'degraded',
-      checks: { server: 'ok', cache: 'redis', redis: 'down' },
+      checks: { server: 'ok', cache: 'redis', redis: 'down', database: 'ok' },
     });
   });
 

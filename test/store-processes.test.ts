@@ -1,7 +1,7 @@
 /**
  * Keys and usage in the database, exercised as users do: separate `marketlens` processes (the real binary) on both
  * engines. Parallel CLI writes lose nothing; a running server follows revocations within 1 s; several servers share
- * one database; kill -9 loses at most a second of usage; old JSON files are imported at start-up.
+ * one database; kill -9 under concurrent load loses at most a second of usage; old JSON files are imported at start-up.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,7 +111,7 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     for (const s of [a, b]) expect(await timeUntil(s.base, later.key, 403, revoke.endedAt)).toBeLessThanOrEqual(1000);
   }, 120_000);
 
-  test('kill -9 during load loses at most 1 s of usage; a daily quota survives it', async () => {
+  test('kill -9 during concurrent load loses at most 1 s of usage; a daily quota survives it', async () => {
     const db = await database(engine);
     const k = createdKey(
       await runCli(['keys', 'create', '--name', 'load', '--daily', '100000', '--rate', '0'], db.env),
@@ -119,23 +119,33 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const { served, base } = await serve(db.env);
     // A 400 (missing parameter) is counted like any authenticated request and needs no upstream.
     const url = `${base}/api/v1/scraper/resale-b/prices`;
+    // Eight clients at once (issue 27 item 10 measured the loss under load; bench/usage-kill.ts for the figures).
+    const CLIENTS = 8;
     const answered: number[] = [];
+    const statuses = new Set<number>();
     const stopAt = Date.now() + 1500;
-    while (Date.now() < stopAt) {
-      const r = await fetch(url, { headers: { 'x-api-key': k.key } });
-      expect(r.status).toBe(400);
-      answered.push(Date.now());
-    }
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (Date.now() < stopAt) {
+          const r = await fetch(url, { headers: { 'x-api-key': k.key } });
+          await r.body?.cancel();
+          statuses.add(r.status);
+          answered.push(Date.now());
+        }
+      }),
+    );
     served.child.kill('SIGKILL');
     const killedAt = Date.now();
     await served.exited;
+    expect([...statuses]).toEqual([400]);
     const store = await openStore(db.config);
     try {
       const used = (await readUsageCounts(store.db, [k.id])).get(k.id)!.used_today;
       const olderThanASecond = answered.filter((t) => t <= killedAt - 1000).length;
       expect(answered.length).toBeGreaterThan(20);
       expect(used).toBeGreaterThanOrEqual(olderThanASecond);
-      expect(used).toBeLessThanOrEqual(answered.length);
+      // (A request counted and written just before the kill may not have reached its client: one per client.)
+      expect(used).toBeLessThanOrEqual(answered.length + CLIENTS);
     } finally {
       await store.close();
     }

@@ -8,6 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import { detectChanges, detectFailure } from './detect.js';
 import { BullmqDispatch } from './dispatch-bullmq.js';
 import { TEST_EVENT, type DetectedEvent, type WebhookMessage } from './events.js';
@@ -36,6 +37,15 @@ export interface AlertEngineOptions {
 
 /** Observations waiting for detection beyond which a warning is logged (the database is not keeping up). */
 const BACKLOG_WARN = 50_000;
+/**
+ * Observations held while the database is unavailable, at most: beyond it new ones are dropped (counted in
+ * `dropped`, logged) rather than letting memory grow without bound. (One observation is a batch of one lookup.)
+ */
+const BACKLOG_MAX = 100_000;
+/** While the database is unavailable, the held group is tried again after a pause doubling up to this. */
+const RETRY_MAX_MS = 2_000;
+const RETRY_MIN_MS = 100;
+const DROP_LOG_EVERY_MS = 30_000;
 /** Observations detected per transaction, and how often a failed group is run again. */
 const GROUP = 200;
 const GROUP_ATTEMPTS = 3;
@@ -55,6 +65,14 @@ export class AlertEngine {
   private readonly db: Kysely<AlertTables>;
   private pending: Work[] = [];
   private draining?: Promise<void>;
+  /** Observations dropped: the backlog was full while the database was unavailable, or it still was at close. */
+  dropped = 0;
+  private lastDropLog = 0;
+  private closing = false;
+  /** Observations still to run one per transaction because their group was refused. */
+  private singles = 0;
+  /** Ends the pause before the next attempt (close does not wait out a database outage). */
+  private endPause?: () => void;
 
   constructor(options: AlertEngineOptions) {
     this.db = options.db;
@@ -88,6 +106,8 @@ export class AlertEngine {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    this.endPause?.();
     await this.idle();
     await Promise.all([this.dispatch?.close(), this.worker.stop()]);
     this.sender.close();
@@ -135,6 +155,7 @@ export class AlertEngine {
   }
 
   private enqueueWork(detect: Work): void {
+    if (this.pending.length >= BACKLOG_MAX) return this.drop(1, 'alert detection backlog full; observations dropped');
     this.pending.push(detect);
     if (this.pending.length === BACKLOG_WARN)
       this.log.warn({ backlog: this.pending.length }, 'alert detection is falling behind');
@@ -144,11 +165,17 @@ export class AlertEngine {
   /**
    * Detection and enqueueing of what is pending, up to GROUP observations per transaction: one commit (one fsync on
    * SQLite) per group instead of several per observation. A group that fails (e.g. a PostgreSQL deadlock between
-   * two instances) rolled back entirely, so it is simply run again.
+   * two instances) rolled back entirely, so it is simply run again; one still refused after GROUP_ATTEMPTS is run
+   * again one observation per transaction, so only what the database refuses is skipped (logged). While the
+   * database is unavailable (down, restarting, busy, full) the group is kept and tried again after a growing pause,
+   * for as long as it takes.
    */
   private async drain(): Promise<void> {
+    let pauseMs = 0;
     while (this.pending.length > 0) {
-      const group = this.pending.splice(0, GROUP);
+      // After a refused group its observations run one per transaction (`singles`), then grouping resumes.
+      const group = this.pending.splice(0, this.singles > 0 ? 1 : GROUP);
+      if (this.singles > 0) this.singles--;
       for (let attempt = 1; ; attempt++) {
         try {
           // Read before the transaction: on SQLite the transaction holds the one connection until it commits.
@@ -160,17 +187,59 @@ export class AlertEngine {
             return this.fanOut(events, index, new DeliveryQueue(trx));
           });
           this.queued(queued);
+          if (pauseMs > 0)
+            this.log.warn({ observations: this.pending.length + group.length }, 'alert detection resumed');
+          pauseMs = 0;
           break;
         } catch (e) {
+          if (isStoreUnavailable(e)) {
+            if (this.closing) {
+              this.drop(
+                group.length + this.pending.splice(0).length,
+                'alert detection stopped: database unavailable at shutdown',
+              );
+              return;
+            }
+            if (pauseMs === 0)
+              this.log.warn(
+                { err: e, observations: group.length + this.pending.length },
+                'alert detection waits for the database (unavailable)',
+              );
+            pauseMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, pauseMs * 2));
+            await this.pause(pauseMs);
+            attempt = 0;
+            continue;
+          }
           if (attempt < GROUP_ATTEMPTS) continue;
-          this.log.error(
-            { err: e, observations: group.length },
-            'alert detection failed; these observations were skipped',
-          );
+          if (group.length > 1) {
+            // Something in the group is refused: one observation per group, so only what is refused is skipped.
+            this.pending.unshift(...group);
+            this.singles += group.length;
+            break;
+          }
+          this.log.error({ err: e, observations: 1 }, 'alert detection failed; this observation was skipped');
           break;
         }
       }
     }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private drop(n: number, msg: string): void {
+    this.dropped += n;
+    const now = Date.now();
+    if (now - this.lastDropLog < DROP_LOG_EVERY_MS) return;
+    this.lastDropLog = now;
+    this.log.error({ observations: n, dropped: this.dropped }, msg);
   }
 
   private async fanOut(events: DetectedEvent[], index: SubscriptionIndex, queue: DeliveryQueue): Promise<Enqueued[]> {

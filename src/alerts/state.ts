@@ -4,6 +4,7 @@
  * once exactly one of them wins the swap and emits the event; the others see "unchanged".
  */
 import type { Kysely } from 'kysely';
+import { storableText } from '../store/storable-text.js';
 import type { AlertTables } from './schema.js';
 
 export type Swap<T> = { changed: true; old: T | null } | { changed: false };
@@ -18,6 +19,9 @@ export class AlertState {
    * Answers whether this call changed it, and the value it replaced (null the first time).
    */
   async swap<T>(key: string, next: T, observedAt: number, equal: (a: T, b: T) => boolean): Promise<Swap<T>> {
+    // Keys are built from upstream values: a NUL or lone surrogate in one would make PostgreSQL refuse the whole
+    // detection group. (The value is JSON: those are escaped there.)
+    key = storableText(key);
     const value = JSON.stringify(next);
     for (let race = 0; race < MAX_RACES; race++) {
       const row = await this.db
@@ -50,6 +54,10 @@ export class AlertState {
 
   /** Forgets `key` only if its value was observed before `observedAt`: a later value is news a late report must not undo. */
   async forgetBefore(key: string, observedAt: number): Promise<void> {
-    await this.db.deleteFrom('alert_state').where('key', '=', key).where('observed_at', '<', observedAt).execute();
+    await this.db
+      .deleteFrom('alert_state')
+      .where('key', '=', storableText(key))
+      .where('observed_at', '<', observedAt)
+      .execute();
   }
 }

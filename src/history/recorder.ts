@@ -1,8 +1,12 @@
 /**
  * Records observations off the request path. The seam's listeners run on the lookup path, so `record` only queues
- * the live result; a timer (or a full queue) writes queued results in one transaction. A failing write is logged and
- * counted and the batch dropped — it never reaches the lookup. Subscribers (`onObserved`, the alerts) hear about a
- * batch only after it is durably written.
+ * the live result; a timer (or a full queue) writes queued results in one transaction. Nothing reaches the lookup:
+ * - the database unavailable (down, restarting, busy past its timeout, full): the batch is kept and tried again with
+ *   a backoff (up to RETRY_MAX_MS apart), in bounded memory — beyond `maxQueue` results, new ones are dropped,
+ *   counted and logged;
+ * - a row the database refuses: the batch is written again one result per transaction, so only the refused result
+ *   is skipped (logged, counted as failed). Upstream text is made storable first (NUL, lone surrogates).
+ * Subscribers (`onObserved`, the alerts) hear about a batch only after it is durably written.
  */
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
@@ -11,26 +15,34 @@ import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { LiveFailure, LiveResult, LiveResults } from '../operations/live-results.js';
 import { extractObservations } from './extract/index.js';
 import type { ObservationBatch, ObservedPrice } from './observation.js';
+import type { StoreHealth } from '../store/health.js';
 import type { Database } from '../store/schema.js';
+import { storableRow, storableText } from '../store/storable-text.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 
 export interface RecorderOptions {
   /** How long results wait to be written together (ms). */
   flushMs?: number;
-  /** Results queued beyond this are dropped (and counted) rather than letting memory grow while the database is down. */
+  /**
+   * Results held (queued, or kept while the database is unavailable) beyond this are dropped (counted, logged)
+   * rather than letting memory grow while the database is down.
+   */
   maxQueue?: number;
   retentionDays: number;
   log?: (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => void;
   now?: () => number;
   /** Counts live results by outcome (the /metrics counter). */
   count?: (result: 'written' | 'failed' | 'dropped', n: number) => void;
+  /** Told when writes wait for the database and when they went through (/readyz). */
+  health?: StoreHealth;
 }
 
 export interface RecorderStats {
   /** Live results written. */
   written: number;
-  /** Live results whose write failed. */
+  /** Live results whose write the database refused (or whose observations could not be extracted). */
   failed: number;
-  /** Live results dropped because the queue was full. */
+  /** Live results dropped because the queue was full (or still unwritten at close). */
   dropped: number;
   /** Price rows written. */
   prices: number;
@@ -38,6 +50,16 @@ export interface RecorderStats {
 
 type Queued =
   { kind: 'result'; result: LiveResult; key: string } | { kind: 'failure'; failure: LiveFailure; key: string };
+
+/** A queued item with its observations extracted (undefined for a failure, or a result with nothing to record). */
+interface Prepared {
+  item: Queued;
+  batch?: ObservationBatch;
+}
+
+/** The longest wait between two attempts while the database is unavailable: how late history catches up after. */
+const RETRY_MAX_MS = 2_000;
+const DROP_LOG_EVERY_MS = 30_000;
 
 const DAY_MS = 86_400_000;
 /** Which product-level price stands for the product (Retailed's product doc `price`), best first. */
@@ -50,6 +72,11 @@ export class HistoryRecorder {
   /** False: live results are ignored (the bench measures the lookup path with history off this way). */
   enabled = true;
   private queue: Queued[] = [];
+  /** Items kept because the database was unavailable: written first at the next attempt. */
+  private held: Queued[] = [];
+  /** 0, or the pause before the next attempt while the database is unavailable (doubles up to RETRY_MAX_MS). */
+  private retryDelay = 0;
+  private lastDropLog = 0;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly listeners: Array<(b: ObservationBatch) => void> = [];
@@ -93,64 +120,136 @@ export class HistoryRecorder {
 
   private enqueue(q: Queued): void {
     if (this.closed || !this.enabled) return;
-    if (this.queue.length >= this.maxQueue) {
+    if (this.queue.length + this.held.length >= this.maxQueue) {
       this.stats.dropped++;
       this.opts.count?.('dropped', 1);
+      const now = Date.now();
+      if (now - this.lastDropLog > DROP_LOG_EVERY_MS) {
+        this.lastDropLog = now;
+        this.opts.log?.('error', 'history queue full (database unavailable or too slow); live results dropped', {
+          held: this.held.length + this.queue.length,
+          dropped: this.stats.dropped,
+        });
+      }
       return;
     }
     this.queue.push(q);
-    if (this.queue.length >= 200) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+    // While the database is unavailable, only the retry timer writes (a full queue waits for it).
+    if (this.queue.length >= 200 && this.retryDelay === 0) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.retryDelay || this.flushMs).unref();
   }
 
-  /** Writes everything queued so far; resolves when it is written (or has failed and been counted). */
+  /**
+   * Writes everything queued (and kept) so far; resolves when it is written, refused and counted, or kept again
+   * because the database is unavailable.
+   */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const items = this.queue;
-    this.queue = [];
-    if (items.length === 0) return this.flushing;
-    this.flushing = this.flushing.then(() => this.write(items));
+    if (this.queue.length === 0 && this.held.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(() => {
+      // Taken when this write starts: a write before it may have put results back into `held`.
+      const items = this.held.concat(this.queue);
+      this.held = [];
+      this.queue = [];
+      return items.length > 0 ? this.write(items) : undefined;
+    });
     return this.flushing;
   }
 
+  /** Writes what is held; what the database still cannot take is dropped, counted and logged. */
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    clearTimeout(this.timer);
+    const lost = this.held.length + this.queue.length;
+    if (lost === 0) return;
+    const results = this.held.concat(this.queue).filter((i) => i.kind === 'result').length;
+    this.held = [];
+    this.queue = [];
+    this.stats.dropped += results;
+    this.opts.count?.('dropped', results);
+    this.opts.log?.('error', 'history not written at shutdown: the database is unavailable', { results });
   }
 
   private async write(items: Queued[]): Promise<void> {
-    const batches: ObservationBatch[] = [];
-    const results = items.filter((i) => i.kind === 'result').length;
-    try {
-      await this.db.transaction().execute(async (trx) => {
-        const keyed: Array<{ batch: ObservationBatch; key: string }> = [];
-        const lastSuccess = new Map<string, number>();
-        for (const item of items) {
-          if (item.kind !== 'result') continue;
-          const batch = extractObservations(item.result);
-          if (!batch) continue;
-          keyed.push({ batch, key: item.key });
-          batches.push(batch);
-          lastSuccess.set(item.key, Math.max(lastSuccess.get(item.key) ?? 0, item.result.fetchedAt));
-        }
-        // A few multi-row statements per flush rather than several per lookup: the write cost is per flush.
-        await writeBatches(trx, keyed, this.now());
-        for (const item of items) {
-          // A failure older than a success of the same lookup in this flush is already superseded.
-          if (item.kind === 'failure' && item.failure.at >= (lastSuccess.get(item.key) ?? 0))
-            await markFailure(trx, item.key, item.failure, this.now());
-        }
-      });
-    } catch (e) {
-      this.stats.failed += results;
-      this.opts.count?.('failed', results);
-      this.opts.log?.('error', 'history write failed; batch dropped', { err: (e as Error).message, results });
-      return;
+    const prepared: Prepared[] = [];
+    for (const item of items) {
+      try {
+        prepared.push({
+          item,
+          batch: item.kind === 'result' ? (extractObservations(item.result) ?? undefined) : undefined,
+        });
+      } catch (e) {
+        this.refused(item, e);
+      }
     }
-    this.stats.written += results;
-    this.opts.count?.('written', results);
-    for (const b of batches) {
+    try {
+      await this.writePrepared(prepared);
+      this.written(prepared);
+      return;
+    } catch (e) {
+      if (isStoreUnavailable(e)) return this.hold(prepared, e);
+    }
+    // Something in the batch was refused: one transaction per item, so only what is refused is skipped.
+    for (const [i, p] of prepared.entries()) {
+      try {
+        await this.writePrepared([p]);
+        this.written([p]);
+      } catch (e) {
+        if (isStoreUnavailable(e)) return this.hold(prepared.slice(i), e);
+        this.refused(p.item, e);
+      }
+    }
+  }
+
+  private async writePrepared(prepared: Prepared[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const keyed: Array<{ batch: ObservationBatch; key: string }> = [];
+      const lastSuccess = new Map<string, number>();
+      for (const { item, batch } of prepared) {
+        if (item.kind !== 'result' || !batch) continue;
+        keyed.push({ batch, key: item.key });
+        lastSuccess.set(item.key, Math.max(lastSuccess.get(item.key) ?? 0, item.result.fetchedAt));
+      }
+      // A few multi-row statements per flush rather than several per lookup: the write cost is per flush.
+      await writeBatches(trx, keyed, this.now());
+      for (const { item } of prepared) {
+        // A failure older than a success of the same lookup in this flush is already superseded.
+        if (item.kind === 'failure' && item.failure.at >= (lastSuccess.get(item.key) ?? 0))
+          await markFailure(trx, item.key, item.failure, this.now());
+      }
+    });
+  }
+
+  /** The database cannot take writes now: keep the items (first in line) and try again after a growing pause. */
+  private hold(prepared: Prepared[], e: unknown): void {
+    this.held = prepared.map((p) => p.item).concat(this.held);
+    const first = this.retryDelay === 0;
+    this.retryDelay = Math.min(RETRY_MAX_MS, Math.max(this.flushMs, this.retryDelay * 2));
+    this.opts.health?.unavailable('history', e);
+    if (first)
+      this.opts.log?.('warn', 'history waits for the database (unavailable); results kept and retried', {
+        err: (e as Error).message,
+        held: this.held.length,
+      });
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flush(), this.retryDelay).unref();
+  }
+
+  private written(prepared: Prepared[]): void {
+    const results = prepared.filter((p) => p.item.kind === 'result').length;
+    if (this.retryDelay !== 0) {
+      this.retryDelay = 0;
+      this.opts.log?.('warn', 'history writes resumed', { results });
+    }
+    this.opts.health?.wrote('history');
+    if (results > 0) {
+      this.stats.written += results;
+      this.opts.count?.('written', results);
+    }
+    for (const { batch: b } of prepared) {
+      if (!b) continue;
       this.stats.prices += b.prices.length;
       for (const l of this.listeners) {
         try {
@@ -160,6 +259,18 @@ export class HistoryRecorder {
         }
       }
     }
+  }
+
+  /** The database refused this item (or it could not be read): skipped, logged and counted; the rest goes on. */
+  private refused(item: Queued, e: unknown): void {
+    this.opts.log?.('error', 'history row refused by the database; skipped', {
+      err: (e as Error).message,
+      operation: item.kind === 'result' ? item.result.operation : item.failure.operation,
+      lookup: item.key.slice(0, 300),
+    });
+    if (item.kind !== 'result') return;
+    this.stats.failed++;
+    this.opts.count?.('failed', 1);
   }
 
   /** Deletes prices older than the retention, and products (with their sizes) not seen since then. */
@@ -206,58 +317,66 @@ async function writeBatches(
       const id = `${p.marketplace}:${p.productId}`;
       const prev = products.get(id);
       const h = headline.get(p.productId);
-      products.set(id, {
+      products.set(
         id,
-        marketplace: p.marketplace,
-        product_id: p.productId,
-        name: p.name ?? prev?.name ?? null,
-        url: p.url ?? prev?.url ?? null,
-        image: p.image ?? prev?.image ?? null,
-        sku: p.sku ?? prev?.sku ?? null,
-        domain: p.domain ?? prev?.domain ?? null,
-        price: h?.amount ?? prev?.price ?? null,
-        currency: h?.currency ?? prev?.currency ?? null,
-        lookup_key: key,
-        first_seen_at: Math.min(seen, prev?.first_seen_at ?? seen),
-        last_seen_at: seen,
-        last_crawled_at: seen,
-        error_crawling: null,
-        is_not_found: 0,
-        created_at: now,
-        updated_at: now,
-      });
+        storableRow({
+          id,
+          marketplace: p.marketplace,
+          product_id: p.productId,
+          name: p.name ?? prev?.name ?? null,
+          url: p.url ?? prev?.url ?? null,
+          image: p.image ?? prev?.image ?? null,
+          sku: p.sku ?? prev?.sku ?? null,
+          domain: p.domain ?? prev?.domain ?? null,
+          price: h?.amount ?? prev?.price ?? null,
+          currency: h?.currency ?? prev?.currency ?? null,
+          lookup_key: key,
+          first_seen_at: Math.min(seen, prev?.first_seen_at ?? seen),
+          last_seen_at: seen,
+          last_crawled_at: seen,
+          error_crawling: null,
+          is_not_found: 0,
+          created_at: now,
+          updated_at: now,
+        }),
+      );
     }
     for (const v of b.variants) {
       const id = `${v.marketplace}:${v.productId}:${v.size}`;
-      variants.set(id, {
+      variants.set(
         id,
-        marketplace: v.marketplace,
-        product_id: v.productId,
-        size: v.size,
-        size_system: v.sizeSystem,
-        gtins: JSON.stringify(v.gtins),
-        created_at: now,
-        updated_at: now,
-      });
+        storableRow({
+          id,
+          marketplace: v.marketplace,
+          product_id: v.productId,
+          size: v.size,
+          size_system: v.sizeSystem,
+          gtins: JSON.stringify(v.gtins),
+          created_at: now,
+          updated_at: now,
+        }),
+      );
     }
     const site = MARKETPLACE_INFO[b.marketplace].alias;
     for (const p of b.prices) {
-      prices.push({
-        id: priceId(p.observedAt.getTime()),
-        name: p.country ? `${site}-${p.country.toLowerCase()}` : site,
-        marketplace: p.marketplace,
-        operation: p.operation,
-        product_id: p.productId,
-        size: p.size,
-        condition: p.condition,
-        kind: p.kind,
-        amount: p.amount,
-        currency: p.currency,
-        country: p.country,
-        in_stock: p.inStock === null ? null : p.inStock ? 1 : 0,
-        lookup_key: key,
-        observed_at: p.observedAt.getTime(),
-      });
+      prices.push(
+        storableRow({
+          id: priceId(p.observedAt.getTime()),
+          name: p.country ? `${site}-${p.country.toLowerCase()}` : site,
+          marketplace: p.marketplace,
+          operation: p.operation,
+          product_id: p.productId,
+          size: p.size,
+          condition: p.condition,
+          kind: p.kind,
+          amount: p.amount,
+          currency: p.currency,
+          country: p.country,
+          in_stock: p.inStock === null ? null : p.inStock ? 1 : 0,
+          lookup_key: key,
+          observed_at: p.observedAt.getTime(),
+        }),
+      );
     }
   }
   const productRows = [...products.values()];
@@ -312,12 +431,12 @@ async function markFailure(db: Kysely<Database>, key: string, f: LiveFailure, no
   await db
     .updateTable('history_products')
     .set({
-      error_crawling: `${f.error.code}: ${f.error.message}`.slice(0, 500),
+      error_crawling: storableText(`${f.error.code}: ${f.error.message}`.slice(0, 500)),
       is_not_found: f.error.code === 'not_found' ? 1 : 0,
       last_crawled_at: f.at,
       updated_at: now,
     })
-    .where('lookup_key', '=', key)
+    .where('lookup_key', '=', storableText(key))
     .execute();
 }
 

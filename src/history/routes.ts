@@ -54,6 +54,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
     retentionDays: deps.config.historyRetentionDays,
     log: (level, msg, ctx) => app.log[level](ctx ?? {}, msg),
     count: (result, n) => counter.inc({ result }, n),
+    health: store.health,
   });
   const detach = recorder.attach(app.marketlens.liveResults);
   const stopPrune = recorder.startDailyPrune();
@@ -196,7 +197,7 @@ function historyCounter(registry: Registry): Counter<'result'> {
     existing ??
     new Counter({
       name,
-      help: 'Live results the price history wrote, failed to write, or dropped (queue full)',
+      help: 'Live results the price history wrote, had refused by the database, or dropped (queue full while the database was unavailable)',
       labelNames: ['result'] as const,
       registers: [registry],
     })

@@ -18,7 +18,7 @@ import type { Logger, RedisConnection } from '../cache/redis-connection.js';
 import { rateSpec, type Config, type RateSpec } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { StoredKey } from '../keys/key-store.js';
-import type { Database } from '../store/index.js';
+import type { Database, StoreHealth } from '../store/index.js';
 import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
 import { MemoryWindows } from './memory-windows.js';
 import { usageCounters, type UsageCount, type UsageCounters } from './usage-counters.js';
@@ -80,6 +80,8 @@ export interface KeyLimitsOptions {
   /** Where the durable daily/monthly counts live (usage-ledger.ts). */
   db: Kysely<Database>;
   log: Logger;
+  /** The store's health, told when usage counts wait for the database (/readyz). */
+  health?: StoreHealth;
 }
 
 const DENY_RETRY_AFTER_SECONDS = 5;
@@ -99,7 +101,7 @@ export class KeyLimits {
     this.usage = usageCounters(o.redis);
     // Without Redis, each write also pulls in what other instances counted, so quotas hold across instances
     // sharing one database (within a flush interval).
-    this.ledger = new UsageLedger(o.db, o.log, o.redis ? undefined : (ids) => this.syncFromDatabase(ids));
+    this.ledger = new UsageLedger(o.db, o.log, o.redis ? undefined : (ids) => this.syncFromDatabase(ids), o.health);
   }
 
   /** Memory mode starts from today's and this month's durable counts. */

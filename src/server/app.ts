@@ -10,6 +10,7 @@ import { RedisConnection } from '../cache/redis-connection.js';
 import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
 import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
+import { registerAlertMetrics } from '../alerts/metrics.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { KeyStore } from '../keys/key-store.js';
@@ -177,7 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const liveResults =
     deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
   const lookup = new LookupService(config, http, cache, liveResults, parsePool);
-  const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log });
+  const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log, health: store.health });
   app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections });
   // Fastify runs onClose hooks last-registered first: this one, registered before every feature (status, alerts,
   // history), runs after theirs, so they flush into a database that is still open.
@@ -263,14 +264,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
-  // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny).
+  // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny). The database down
+  // is reported the same way: lookups answer, keys are checked in memory, and history, usage counts and alerts wait
+  // in bounded memory until it is back.
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     const checks: Record<string, string> = {
       server: state.ready ? 'ok' : 'closing',
       cache: redis ? 'redis' : 'memory',
+      database: await store.health.check(store.db),
     };
     let ok = state.ready;
     let status = state.ready ? 'ready' : 'shutting_down';
+    if (checks.database !== 'ok' && state.ready) status = 'degraded';
     if (redis) {
       checks.redis = await redis.health();
       if (checks.redis !== 'ok' && state.ready) {
@@ -331,6 +336,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
+  registerAlertMetrics(metrics.registry, alerts);
 
   // At debug and trace every request also logs an "incoming request" line through Fastify's child logger.
   if (deps.hitPath !== false && !['debug', 'trace'].includes(config.logLevel)) {

@@ -13,6 +13,7 @@ import type { Logger } from '../cache/redis-connection.js';
 import type { Config } from '../config.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
+import { StoreHealth } from './health.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { StoreError } from './store-error.js';
 
@@ -25,6 +26,8 @@ export interface Store {
   where: string;
   /** SQLite only: the open connection (online backup). */
   sqlite?: SqliteDatabase.Database;
+  /** For /readyz: a bounded probe, and the writers holding writes while the database is unavailable. */
+  health: StoreHealth;
   close(): Promise<void>;
 }
 
@@ -137,6 +140,7 @@ function openSqliteFile(file: string, dataDir: string): Store {
     engine: 'sqlite',
     where: file,
     sqlite: raw,
+    health: new StoreHealth(),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -157,8 +161,13 @@ async function openPostgres(url: string, options: OpenStoreOptions, log?: Logger
         oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle connection dropped by the server must not crash the process; the next query reconnects.
-  pool.on('error', (e) => log?.warn({ err: { message: e.message }, database: where }, 'database connection lost'));
+  // A connection dropped by the server (restart, failover, idle timeout) must not crash the process: the pool's
+  // 'error' covers idle connections, but a checked-out client between two queries (inside a transaction, say) emits
+  // its own 'error', which with no listener is thrown by Node. Every client gets one at connect; its query in
+  // flight fails as usual, the pool discards the broken client, and the next query reconnects.
+  const lost = (e: Error) => log?.warn({ err: { message: e.message }, database: where }, 'database connection lost');
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
@@ -171,6 +180,7 @@ async function openPostgres(url: string, options: OpenStoreOptions, log?: Logger
     db,
     engine: 'postgres',
     where,
+    health: new StoreHealth(),
     close: async () => {
       if (closed) return;
       closed = true;

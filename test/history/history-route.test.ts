@@ -219,7 +219,7 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
 });
 
 describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', () => {
-  it('a failing write is logged and counted, never thrown at the lookup', async () => {
+  it('a refused write is logged and counted, never thrown at the lookup', async () => {
     const store = await openTestStore('sqlite');
     const logs: string[] = [];
     const counted: Array<[string, number]> = [];
@@ -232,7 +232,7 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
     expect(() => rec.record(goatAt(T0, 0))).not.toThrow();
     await rec.flush();
     expect(rec.stats).toMatchObject({ written: 0, failed: 1 });
-    expect(logs).toContain('history write failed; batch dropped');
+    expect(logs).toContain('history row refused by the database; skipped');
     expect(counted).toEqual([['failed', 1]]);
     await store.close();
   });
