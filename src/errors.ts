@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   rate_limited: C(429, 'Rate limit exceeded'),
   quota_exceeded: C(429, 'Quota exceeded'),
   internal: C(500, 'Internal error'),
+  // The service's own database is down, restarting, busy or full (not a bug, not the caller's fault): retry shortly.
+  database_unavailable: C(503, 'Database temporarily unavailable'),
   not_implemented: C(501, 'Not implemented'),
   upstream_error: C(502, 'Upstream error', { upstream: true, marketplaceFailing: true }),
   upstream_changed: C(502, 'Upstream format changed', { upstream: true }),

@@ -231,6 +231,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((e, req, reply) => {
     const err = normaliseError(e);
     if (err.code === 'internal') req.log.error({ err: e }, 'unhandled error');
+    else if (err.code === 'database_unavailable')
+      req.log.warn({ code: err.code, err: (e as Error).message }, 'database unavailable');
     else if (err.code === 'upstream_changed')
       req.log.warn({ code: err.code, detail: err.message, ...err.logContext }, 'upstream format changed');
     else if (err.status >= 500)

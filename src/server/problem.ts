@@ -6,6 +6,10 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { ERROR_CODES, MarketlensError, type ErrorCode, type ParamIssue } from '../errors.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
+
+/** Seconds a caller waits after a 503 database_unavailable: a restart or failover usually takes a few. */
+const DATABASE_RETRY_AFTER_S = 5;
 
 /** The largest request body read (the finder's JSON query needs a few hundred bytes). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -112,6 +116,12 @@ export function normaliseError(e: unknown): MarketlensError {
   if (fe && fe.statusCode === 415) {
     return new MarketlensError('invalid_parameter', 'body: unsupported content type (send application/json)', {
       errors: [{ param: 'body', message: 'unsupported content type' }],
+    });
+  }
+  if (isStoreUnavailable(e)) {
+    return new MarketlensError('database_unavailable', 'The database is unavailable right now; retry shortly', {
+      retryAfter: DATABASE_RETRY_AFTER_S,
+      cause: e,
     });
   }
   return new MarketlensError('internal', 'An internal error occurred; it has been logged with this request id', {
