@@ -315,6 +315,7 @@ describe.skipIf(!sharedAvailable)('resale-a.product on the real captures', () =>
 function emptyProduct() {
   return {
     id: '00000000-0000-4000-8000-000000000000',
+    productId: '00000000-0000-4000-8000-000000000000',
     slug: 's',
     name: 'n',
     primary_category: null,

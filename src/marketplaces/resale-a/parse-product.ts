@@ -60,6 +60,7 @@ function toRecord(p: UpstreamProduct, market: MarketData | null): Product {
   if (name === undefined) throw upstreamChanged('resale-a', `product ${p.urlKey} has no title`);
   return {
     id: p.id,
+    productId: p.id,
     slug: p.urlKey,
     name,
     primary_category: text(p.primaryCategory),

@@ -113,6 +113,7 @@ export const resaleAProduct = defineOperation({
     params: { query: 'nike-x-stussy-bucket-hat-black', country: 'US', currency: 'USD', language: 'en-US' },
     response: {
       id: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e',
+      productId: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e',
       slug: 'nike-x-stussy-bucket-hat-black',
       name: 'Nike x Stussy Bucket Hat Black',
       primary_category: 'Nike Apparel',
