@@ -10,7 +10,14 @@ import { wrapAsNextDataPage } from '../../util/next-data.js';
 import { MARKET_DOCUMENT, MARKET_OPERATION } from './graphql-documents.js';
 import { graphqlData } from './graphql-response.js';
 import { hasMarketShape } from './parse-market.js';
-import { countryParam, currencyParam, languageParam, resolveLocale, type ResaleALocale } from './locale.js';
+import {
+  completeLanguage,
+  countryParam,
+  currencyParam,
+  languageParam,
+  resolveLocale,
+  type ResaleALocale,
+} from './locale.js';
 import { parseProduct, slugOfPageUrl, type ProductBodies } from './parse-product.js';
 import { parseProductQuery, type ProductRef } from './query-input.js';
 import { productSchema } from './schema.js';
@@ -102,7 +109,7 @@ export const resaleAProduct = defineOperation({
     "the last 72 hours) for the product and each size from StockX's `GetMarketData`, for `country` in `currency`.\n\n" +
     '- Prices are whole units of the currency. A missing ask or bid is `null`, never 0.\n' +
     "- `country` defaults to US, `currency` to the country's StockX currency (EUR in FR, GBP in GB …), `language` " +
-    '(catalog texts) to en-US.\n' +
+    '(catalog texts) to en-US; a bare `language` (`en`, `fr`) is completed for the country (en in GB → en-GB).\n' +
     '- When the market data cannot be fetched (blocked, upstream error) the catalog is still answered with ' +
     '`market: null` and the response header `X-Missing-Parts: market`.\n' +
     '- `query` also takes a stockx.com URL or the product UUID; other hosts are rejected (400).',
@@ -163,7 +170,10 @@ export const resaleAProduct = defineOperation({
   // until fetched). Locale parameters are kept as given: their defaults depend on each other.
   canonicalParams: (p) => {
     const ref = parseProductQuery(p.query);
-    return { ...p, query: ref.kind === 'slug' ? ref.slug : ref.uuid };
+    const canonical = { ...p, query: ref.kind === 'slug' ? ref.slug : ref.uuid };
+    // `en` and the locale it completes to (en-US in the US) are one lookup.
+    if (p.language !== undefined) canonical.language = completeLanguage(p.language, p.country ?? 'US');
+    return canonical;
   },
   identify: (record, p) => {
     const locale = resolveLocale(p);
