@@ -17,7 +17,7 @@ import { openStore, type Store } from '../store/index.js';
 import { renderChart, seriesLabel } from './chart.js';
 import { toCsv, wantsCsv } from './csv.js';
 import { COLLECTIONS, type CollectionName } from './db-api/collections.js';
-import { toDoc } from './db-api/docs.js';
+import { OMITTED_WHEN_UNKNOWN, toDoc, withoutUnknown } from './db-api/docs.js';
 import { findOptions, findPage } from './db-api/find.js';
 import { parseNestedQuery } from './db-api/nested-query.js';
 import { OPERATORS } from './db-api/where.js';
@@ -85,7 +85,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
         const docs = page.docs.map((r) => toDoc(name, r));
         if (wantsCsv(q.format, req.headers.accept)) return sendCsv(reply, `${name}.csv`, toCsv(docs));
         if (q.format !== undefined && q.format !== 'json') throw invalidParam('format', 'must be json or csv');
-        return { ...page, docs };
+        return { ...page, docs: docs.map((d) => withoutUnknown(name, d)) };
       },
     });
   }
@@ -363,6 +363,12 @@ function dbDescription(name: CollectionName): string {
     `${Object.keys(COLLECTIONS[name].fields)
       .map((f) => `\`${f}\``)
       .join(', ')}. Unknown fields or operators answer 400 naming them.\n\n` +
+    (OMITTED_WHEN_UNKNOWN[name].length > 0
+      ? `A value the source lacked is left out of the JSON document rather than null, as Retailed's docs leave it out: ` +
+        `${OMITTED_WHEN_UNKNOWN[name].map((f) => `\`${f}\``).join(', ')} (CSV keeps the column, empty). Every ` +
+        "marketplace records the product's name and page URL; only a GOAT product seen through its prices alone " +
+        '(which carry neither) lacks them.\n\n'
+      : '') +
     `Example: \`/api/v1/db/${name}?where[or][0][and][0][marketplace][equals]=resale-a&sort=-createdAt&limit=20\``
   );
 }

@@ -28,7 +28,11 @@ const SOURCES = {
 describe.each(['page-component-json.html', 'page-initializer.html'])('old product page %s', (file) => {
   it('every spec field the page carries, with the spec type', () => {
     const r = parse({ sku: '6500001', page: fixture(file) });
-    expect(fieldProblems(r, SPEC.product, 'all')).toEqual([]);
+    // Old pages name the product nowhere (only a "Product Name" specification without the brand): name is null.
+    expect(fieldProblems(r, SPEC.product, ['pricing', 'reviews', 'specification_groups', 'specifications'])).toEqual(
+      [],
+    );
+    expect(r.name).toBeNull();
     const d = r.pricing!.sku_price_domain!;
     expect(fieldProblems(d, SPEC.sku_price_domain, 'all')).toEqual([]);
     expect(d.what_if_price).toEqual({
@@ -92,6 +96,8 @@ describe.each(['page-component-json.html', 'page-initializer.html'])('old produc
 describe('new product page with the APIs', () => {
   it('pricing API + price view + reviews API + Apollo page: every carried field', () => {
     const r = parse({ sku: '6500001', page: fixture('page-apollo-rehydrate.html'), ...SOURCES });
+    // The page's own product (productBySkuId.name.short), not the accessory block of another SKU beside it.
+    expect(r.name).toBe('ExampleBrand - 65" Class QLED 4K TV');
     const p = r.pricing!;
     expect(
       fieldProblems(
