@@ -18,7 +18,8 @@ import {
   resolveLocale,
   type ResaleALocale,
 } from './locale.js';
-import { parseProduct, slugOfPageUrl, type ProductBodies } from './parse-product.js';
+import { PARTS_NOT_IN_OFFERS } from './parse-offers.js';
+import { parseProductWithSource, slugOfPageUrl, type ProductBodies } from './parse-product.js';
 import { parseProductQuery, type ProductRef } from './query-input.js';
 import { productSchema } from './schema.js';
 import { STOCKX_ORIGIN, fetchProductPage, postGraphql, productPageUrl } from './upstream.js';
@@ -111,7 +112,9 @@ export const resaleAProduct = defineOperation({
     "- `country` defaults to US, `currency` to the country's StockX currency (EUR in FR, GBP in GB …), `language` " +
     '(catalog texts) to en-US; a bare `language` (`en`, `fr`) is completed for the country (en in GB → en-GB).\n' +
     '- When the market data cannot be fetched (blocked, upstream error) the catalog is still answered with ' +
-    '`market: null` and the response header `X-Missing-Parts: market`.\n' +
+    '`market: null` and the response header `X-Missing-Parts: market`; when the page states per-size prices in its ' +
+    'JSON-LD offers (2026 pages, in the requested currency), `lowest_ask` comes from them (each variant matched by ' +
+    "the offer's `sku`, the product's the lowest), the other market fields are null and named in `X-Missing-Parts`.\n" +
     '- `query` also takes a stockx.com URL or the product UUID; other hosts are rejected (400).',
   params,
   record: productSchema,
@@ -163,8 +166,11 @@ export const resaleAProduct = defineOperation({
     return fetchBodies(ctx, parseProductQuery(p.query), resolveLocale(p));
   },
   parse(bodies: ProductBodies, p: Partial<Params>) {
-    const missing = bodies.market === null && bodies.marketError !== undefined ? ['market'] : [];
-    return { record: parseProduct(bodies, requestedSlugs(p)), missing };
+    const { record, marketSource } = parseProductWithSource(bodies, requestedSlugs(p), resolveLocale(p).currency);
+    const marketFailed = bodies.market === null && bodies.marketError !== undefined;
+    // The offers of the page's JSON-LD give the asks only: what else the market request would have given is missing.
+    const missing = !marketFailed ? [] : marketSource === 'offers' ? [...PARTS_NOT_IN_OFFERS] : ['market'];
+    return { record, missing };
   },
   // A stockx.com URL (any locale prefix, any query string) is its slug; a UUID stays a UUID (its slug is unknown
   // until fetched). Locale parameters are kept as given: their defaults depend on each other.
