@@ -1,7 +1,10 @@
 /**
- * A client generated from /openapi.json with openapi-typescript (programmatic API) and openapi-fetch: `tsc` checks a
- * call of every operation (test/fixtures/generated-client/client.ts.txt: typed parameters, enums, answers, errors, the
- * finder without a body), then the compiled client runs against the service and fake marketplaces.
+ * Clients generated from /openapi.json with both generators users reach for, offline (the document is handed to
+ * them as an object): openapi-typescript + openapi-fetch, and @hey-api/openapi-ts (client-fetch). `tsc` checks a call
+ * of every operation, Retailed alias paths included (test/fixtures/generated-client/client.ts.txt: typed parameters,
+ * enums, answers, errors, the finder without a body, a nested db filter and integer paging, no cast), and the hey-api
+ * SDK's alias-path calls and nested filter (hey-api-client.ts.txt); then both compiled clients run against the
+ * service and fake marketplaces with their generators' default serializers.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { createClient as generateHeyApiClient } from '@hey-api/openapi-ts';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEY, testApp } from './support/app.js';
@@ -19,6 +23,7 @@ import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fi
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..');
 const CLIENT = join(ROOT, 'test/fixtures/generated-client/client.ts.txt');
+const HEY_CLIENT = join(ROOT, 'test/fixtures/generated-client/hey-api-client.ts.txt');
 
 describe('a client generated from /openapi.json', () => {
   let marketplaces: FixtureMarketplaces;
@@ -37,6 +42,14 @@ describe('a client generated from /openapi.json', () => {
     // The generated module and the client beside it; the repo's node_modules for openapi-fetch and tsc.
     writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(doc)));
     copyFileSync(CLIENT, join(dir, 'client.ts'));
+    // hey-api writes its SDK and its bundled fetch client (no runtime package) into ./hey; `.js` imports for NodeNext.
+    await generateHeyApiClient({
+      input: doc,
+      output: { path: join(dir, 'hey'), importFileExtension: '.js' },
+      plugins: ['@hey-api/client-fetch'],
+      logs: { level: 'silent' },
+    });
+    copyFileSync(HEY_CLIENT, join(dir, 'hey-client.ts'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     writeFileSync(
@@ -52,7 +65,7 @@ describe('a client generated from /openapi.json', () => {
           outDir: 'out',
           noUnusedLocals: false,
         },
-        files: ['client.ts', 'api.d.ts'],
+        files: ['client.ts', 'api.d.ts', 'hey-client.ts'],
       }),
     );
   }, 60_000);
@@ -81,7 +94,8 @@ describe('a client generated from /openapi.json', () => {
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', dir]).catch((e: { stdout: string; stderr: string }) => e);
     expect(`${result.stdout}${result.stderr}`).toBe('');
-    expect(readFileSync(CLIENT, 'utf8')).not.toMatch(/\bas\s+(any|unknown|never)\b/);
+    for (const file of [CLIENT, HEY_CLIENT])
+      expect(readFileSync(file, 'utf8')).not.toMatch(/\bas\s+(any|unknown|never)\b/);
   }, 120_000);
 
   it('runs GOAT prices, StockX trends and the finder against the service', async () => {
@@ -90,5 +104,26 @@ describe('a client generated from /openapi.json', () => {
     expect(result.status).toEqual([200, 200, 200]);
     expect(result.sizes.length).toBeGreaterThan(0);
     expect(result.slugs.length).toBeGreaterThan(0);
+  });
+
+  it('openapi-fetch: a Retailed alias path and a nested db filter, with its default serializer', async () => {
+    const { makeClient, aliasAndFilter } = await import(pathToFileURL(join(dir, 'out/client.js')).href);
+    const first = await aliasAndFilter(makeClient(origin, TEST_KEY), 'DD1391-100');
+    expect(first.status).toEqual([200, 200]);
+    await app.history.recorder.flush();
+    const recorded = await aliasAndFilter(makeClient(origin, TEST_KEY), 'DD1391-100');
+    expect(recorded.urls).toEqual([expect.stringMatching(/nike\.com\/.*DD1391-100$/)]);
+  });
+
+  it('@hey-api/openapi-ts: alias-path operations (stockxProduct …) and a nested db filter, with its default serializer', async () => {
+    const { makeHeyClient, aliasesAndFilter } = await import(pathToFileURL(join(dir, 'out/hey-client.js')).href);
+    const first = await aliasesAndFilter(makeHeyClient(origin, TEST_KEY), 'CW2288-111');
+    expect(first.status).toEqual([200, 200, 200, 200, 200]);
+    expect(first.productId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.hits).toBeGreaterThan(0);
+    await app.history.recorder.flush();
+    const recorded = await aliasesAndFilter(makeHeyClient(origin, TEST_KEY), 'CW2288-111');
+    expect(recorded.urls).toEqual([expect.stringMatching(/nike\.com\/.*CW2288-111$/)]);
+    expect(recorded.pages).toBe(1);
   });
 });
