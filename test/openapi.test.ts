@@ -87,7 +87,9 @@ describe('/openapi.json', () => {
       'age_desc',
       'age_asc',
     ]);
-    expect(param('/api/v1/scraper/watchmarket/search', 'page_size').enum).toEqual(['30', '60', '120']);
+    // Integers as integers (issue 29): page sizes are sent as numbers by generated clients.
+    expect(param('/api/v1/scraper/watchmarket/search', 'page_size')).toEqual({ type: 'integer', enum: [30, 60, 120] });
+    expect(param('/api/v1/scraper/watchmarket/search', 'pageSize')).toEqual({ type: 'integer', enum: [30, 60, 120] });
     expect(param('/api/v1/scraper/watchmarket/search', 'domain').enum).toContain('co.uk');
     expect(param('/api/v1/scraper/resale-a/trends', 'sort_by').enum).toEqual([
       'featured',

@@ -303,6 +303,9 @@ function filterField(m: FilterMapping) {
 const intParam = (min: number, max: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
+/** How OpenAPI documents a page size: the integers 30, 60, 120. */
+const PAGE_SIZE_DOC = { type: 'integer', enum: PAGE_SIZES.map(Number) } as const;
+
 /** The query-string parameters of `watchmarket.search` (all arrive as strings; numbers are coerced). */
 export const searchParamsSchema = z
   .object({
@@ -337,10 +340,13 @@ export const searchParamsSchema = z
     // No zod default: whether it was given decides how `pageSize` and `limit` combine with it (pageSizeOf).
     page_size: z
       .enum(PAGE_SIZES, { error: 'must be one of 30, 60, 120' })
+      // Query-string text to validate, an integer to generated clients (`page_size: 30`).
+      .meta(PAGE_SIZE_DOC)
       .optional()
       .describe('Listings per page (`pageSize`): 30, 60 or 120. Default 60, or the smallest that holds `limit`'),
     pageSize: z
       .enum(PAGE_SIZES, { error: 'must be one of 30, 60, 120' })
+      .meta(PAGE_SIZE_DOC)
       .optional()
       .describe(
         'Alias of `page_size`, as Retailed clients send it (camelCase); the same answer. Both given: they must agree',
