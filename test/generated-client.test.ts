@@ -8,7 +8,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEY } from './support/app.js';
 import {
@@ -22,13 +22,13 @@ const CLIENT = join(ROOT, 'test/fixtures/generated-client/client.ts.txt');
 
 describe('a client generated from /openapi.json (openapi-typescript + openapi-fetch)', () => {
   let project: GeneratedClientProject;
-  let doc: any;
+  let doc: { paths: Record<string, Record<string, unknown>> };
 
   beforeAll(async () => {
     project = await generatedClientProject();
-    doc = project.doc;
+    doc = project.doc as typeof doc;
     // The generated module and the client beside it; the repo's node_modules for openapi-fetch and tsc.
-    writeFileSync(join(project.dir, 'api.d.ts'), astToString(await openapiTS(doc)));
+    writeFileSync(join(project.dir, 'api.d.ts'), astToString(await openapiTS(project.doc as OpenAPI3)));
     copyFileSync(CLIENT, join(project.dir, 'client.ts'));
   }, 60_000);
   afterAll(() => project?.stop());
@@ -39,7 +39,7 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
         (m) => `${m[1]} ${m[2]}`,
       ),
     );
-    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
