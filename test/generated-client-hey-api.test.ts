@@ -27,7 +27,7 @@ describe('a client generated from /openapi.json (@hey-api/openapi-ts)', () => {
     project = await generatedClientProject();
     // `.js` import suffixes: the SDK compiles as NodeNext ES modules and runs in Node.
     await generateHeyApiClient({
-      input: project.doc,
+      input: { ...project.doc },
       output: { path: join(project.dir, 'hey'), importFileExtension: '.js' },
       plugins: ['@hey-api/client-fetch'],
       logs: { level: 'silent' },

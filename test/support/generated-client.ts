@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { testApp } from './app.js';
 import { startFixtureMarketplaces, type FixtureMarketplaces } from './fixture-marketplaces.js';
 
@@ -19,7 +20,7 @@ export interface GeneratedClientProject {
   app: FastifyInstance;
   origin: string;
   /** The service's /openapi.json, as a generator would download it. */
-  doc: Record<string, unknown>;
+  doc: OpenAPI3;
   /** The temporary project directory. */
   dir: string;
   stop(): Promise<void>;
@@ -31,7 +32,7 @@ export async function generatedClientProject(): Promise<GeneratedClientProject> 
   const app = await testApp(marketplaces.env);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const doc = (await (await fetch(`${origin}/openapi.json`)).json()) as Record<string, unknown>;
+  const doc = (await (await fetch(`${origin}/openapi.json`)).json()) as OpenAPI3;
   const dir = mkdtempSync(join(tmpdir(), 'marketlens-client-'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
