@@ -10,6 +10,14 @@ import { aliasPath, allOperations } from '../src/operations/registry.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { testApp } from './support/app.js';
 
+/** A parameter of the document, as far as these tests read it. */
+interface QueryParam {
+  name: string;
+  in: string;
+  style?: string;
+  schema: { $ref?: string; type?: string };
+}
+
 describe('/openapi.json', () => {
   let app: FastifyInstance;
   let doc: any;
@@ -140,19 +148,19 @@ describe('/openapi.json', () => {
   it('documents the db filter as deepObject parameters listing fields and operators; page and limit as integers', () => {
     for (const [collection, def] of Object.entries(COLLECTIONS)) {
       const entry = doc.paths[`/api/v1/db/${collection}`].get;
-      const params = new Map<string, any>(entry.parameters.map((p: { name: string }) => [p.name, p]));
+      const params = new Map<string, QueryParam>(entry.parameters.map((p: QueryParam) => [p.name, p]));
       expect([...params.keys()]).not.toContain('where[field][operator]');
       for (const [field, f] of Object.entries<{ type: string }>(def.fields)) {
         const where = params.get(`where[${field}]`);
         expect(where, `${collection} ${field}`).toMatchObject({ in: 'query', style: 'deepObject', explode: true });
-        const schema = doc.components.schemas[where.schema.$ref.split('/').pop()];
+        const schema = doc.components.schemas[String(where?.schema.$ref).split('/').pop()!];
         expect(schema.type).toBe('object');
         expect(Object.keys(schema.properties).sort(), `${collection} ${field} (${f.type})`).toEqual(
           [...OPERATORS].sort(),
         );
       }
-      expect(params.get('page').schema).toMatchObject({ type: 'integer', minimum: 1 });
-      expect(params.get('limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+      expect(params.get('page')?.schema).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(params.get('limit')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     }
   });
 

@@ -228,7 +228,7 @@ function moneyText(v: unknown): string | null {
 }
 
 /** The current price a page price object states, else the price it shows the customer. */
-function shownPrice(price: Record<string, any>): unknown {
+function shownPrice(price: Record<string, unknown>): unknown {
   return (
     num(price.currentPrice) ?? num(price.customerPrice) ?? num(price.displayableCustomerPrice) ?? price.currentPrice
   );
