@@ -1,66 +1,35 @@
 /**
- * A client generated from /openapi.json with openapi-typescript (programmatic API) and openapi-fetch: `tsc` checks a
- * call of every operation (test/fixtures/generated-client/client.ts.txt: typed parameters, enums, answers, errors, the
- * finder without a body), then the compiled client runs against the service and fake marketplaces.
+ * A client generated from /openapi.json with openapi-typescript (programmatic API, offline: the document is handed
+ * over as an object) and openapi-fetch: `tsc` checks a call of every operation, Retailed alias paths included
+ * (test/fixtures/generated-client/client.ts.txt: typed parameters, enums, answers, errors, the finder without a body,
+ * a nested db filter and integer paging, no cast), then the compiled client runs against the service and fake
+ * marketplaces with openapi-fetch's default serializer. The @hey-api/openapi-ts client: generated-client-hey-api.test.ts.
  */
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FastifyInstance } from 'fastify';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_KEY, testApp } from './support/app.js';
-import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
+import { TEST_KEY } from './support/app.js';
+import {
+  compileProject,
+  generatedClientProject,
+  ROOT,
+  type GeneratedClientProject,
+} from './support/generated-client.js';
 
-const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '..');
 const CLIENT = join(ROOT, 'test/fixtures/generated-client/client.ts.txt');
 
-describe('a client generated from /openapi.json', () => {
-  let marketplaces: FixtureMarketplaces;
-  let app: FastifyInstance;
-  let origin: string;
-  let dir: string;
-  let doc: any;
+describe('a client generated from /openapi.json (openapi-typescript + openapi-fetch)', () => {
+  let project: GeneratedClientProject;
 
   beforeAll(async () => {
-    marketplaces = await startFixtureMarketplaces();
-    app = await testApp(marketplaces.env);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    doc = await (await fetch(`${origin}/openapi.json`)).json();
-    dir = mkdtempSync(join(tmpdir(), 'marketlens-client-'));
+    project = await generatedClientProject();
     // The generated module and the client beside it; the repo's node_modules for openapi-fetch and tsc.
-    writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(doc)));
-    copyFileSync(CLIENT, join(dir, 'client.ts'));
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          lib: ['ES2022', 'DOM'],
-          skipLibCheck: true,
-          outDir: 'out',
-          noUnusedLocals: false,
-        },
-        files: ['client.ts', 'api.d.ts'],
-      }),
-    );
+    writeFileSync(join(project.dir, 'api.d.ts'), astToString(await openapiTS(project.doc)));
+    copyFileSync(CLIENT, join(project.dir, 'client.ts'));
   }, 60_000);
-  afterAll(async () => {
-    await app.close();
-    await marketplaces.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => project?.stop());
 
   it('calls every documented operation (the client file covers each path and method)', () => {
     const called = new Set(
@@ -68,27 +37,34 @@ describe('a client generated from /openapi.json', () => {
         (m) => `${m[1]} ${m[2]}`,
       ),
     );
-    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+    const documented = Object.entries(project.doc.paths ?? {}).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
-    expect(new Set(documented.map((o) => o.split(' ')[1]))).toEqual(new Set(Object.keys(doc.paths)));
+    expect(new Set(documented.map((o) => o.split(' ')[1]))).toEqual(new Set(Object.keys(project.doc.paths ?? {})));
     expect([...called].sort()).toEqual(documented.sort());
   });
 
-  it('type-checks with tsc: parameters, enums, answers and errors typed, the finder without a body or cast', async () => {
-    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [tsc, '-p', dir]).catch((e: { stdout: string; stderr: string }) => e);
-    expect(`${result.stdout}${result.stderr}`).toBe('');
+  it('type-checks with tsc: parameters, enums, answers and errors typed, aliases and a nested filter, no cast', async () => {
+    expect(await compileProject(project.dir, ['client.ts', 'api.d.ts'])).toBe('');
     expect(readFileSync(CLIENT, 'utf8')).not.toMatch(/\bas\s+(any|unknown|never)\b/);
   }, 120_000);
 
   it('runs GOAT prices, StockX trends and the finder against the service', async () => {
-    const { makeClient, pricesAndTrends } = await import(pathToFileURL(join(dir, 'out/client.js')).href);
-    const result = await pricesAndTrends(makeClient(origin, TEST_KEY));
+    const { makeClient, pricesAndTrends } = await import(pathToFileURL(join(project.dir, 'out/client.js')).href);
+    const result = await pricesAndTrends(makeClient(project.origin, TEST_KEY));
     expect(result.status).toEqual([200, 200, 200]);
     expect(result.sizes.length).toBeGreaterThan(0);
     expect(result.slugs.length).toBeGreaterThan(0);
+  });
+
+  it('runs a Retailed alias path and a nested db filter with its default serializer', async () => {
+    const { makeClient, aliasAndFilter } = await import(pathToFileURL(join(project.dir, 'out/client.js')).href);
+    const first = await aliasAndFilter(makeClient(project.origin, TEST_KEY), 'DD1391-100');
+    expect(first.status).toEqual([200, 200]);
+    await project.app.history.recorder.flush();
+    const recorded = await aliasAndFilter(makeClient(project.origin, TEST_KEY), 'DD1391-100');
+    expect(recorded.urls).toEqual([expect.stringMatching(/nike\.com\/.*DD1391-100$/)]);
   });
 });

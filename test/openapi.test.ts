@@ -4,9 +4,19 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '../src/errors.js';
-import { allOperations } from '../src/operations/registry.js';
+import { COLLECTIONS } from '../src/history/db-api/collections.js';
+import { OPERATORS } from '../src/history/db-api/where.js';
+import { aliasPath, allOperations } from '../src/operations/registry.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { testApp } from './support/app.js';
+
+/** A parameter of the document, as far as these tests read it. */
+interface QueryParam {
+  name: string;
+  in: string;
+  style?: string;
+  schema: { $ref?: string; type?: string };
+}
 
 describe('/openapi.json', () => {
   let app: FastifyInstance;
@@ -85,7 +95,9 @@ describe('/openapi.json', () => {
       'age_desc',
       'age_asc',
     ]);
-    expect(param('/api/v1/scraper/watchmarket/search', 'page_size').enum).toEqual(['30', '60', '120']);
+    // Integers as integers (issue 29): page sizes are sent as numbers by generated clients.
+    expect(param('/api/v1/scraper/watchmarket/search', 'page_size')).toEqual({ type: 'integer', enum: [30, 60, 120] });
+    expect(param('/api/v1/scraper/watchmarket/search', 'pageSize')).toEqual({ type: 'integer', enum: [30, 60, 120] });
     expect(param('/api/v1/scraper/watchmarket/search', 'domain').enum).toContain('co.uk');
     expect(param('/api/v1/scraper/resale-a/trends', 'sort_by').enum).toEqual([
       'featured',
@@ -113,8 +125,43 @@ describe('/openapi.json', () => {
       expect(entry.security).toEqual([{ apiKey: [] }]);
     }
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
-    // Alias paths are served but not documented twice.
-    expect(doc.paths['/api/v1/scraper/goat/prices']).toBeUndefined();
+  });
+
+  it('documents every alias path as its own operation (tagged as an alias, the same schemas) for generated clients', () => {
+    expect(doc.tags.map((t: { name: string }) => t.name)).toContain('Retailed aliases');
+    for (const op of allOperations()) {
+      const neutral = doc.paths[op.path].get;
+      const alias = doc.paths[aliasPath(op)]?.get;
+      expect(alias, aliasPath(op)).toBeDefined();
+      expect(alias.tags).toEqual(['Retailed aliases']);
+      expect(alias.operationId).not.toBe(neutral.operationId);
+      expect(alias.security).toEqual(neutral.security);
+      expect(alias.parameters).toEqual(neutral.parameters);
+      expect(alias.responses).toEqual(neutral.responses);
+      expect(alias.requestBody).toEqual(neutral.requestBody);
+    }
+    expect(doc.paths['/api/v1/scraper/stockx/product'].get.operationId).toBe('stockxProduct');
+    expect(doc.paths['/api/v1/scraper/goat/prices'].get.operationId).toBe('goatPrices');
+    expect(doc.paths['/api/v2/finder/chrono24-search'].get.operationId).toBe('chrono24Finder');
+  });
+
+  it('documents the db filter as deepObject parameters listing fields and operators; page and limit as integers', () => {
+    for (const [collection, def] of Object.entries(COLLECTIONS)) {
+      const entry = doc.paths[`/api/v1/db/${collection}`].get;
+      const params = new Map<string, QueryParam>(entry.parameters.map((p: QueryParam) => [p.name, p]));
+      expect([...params.keys()]).not.toContain('where[field][operator]');
+      for (const [field, f] of Object.entries<{ type: string }>(def.fields)) {
+        const where = params.get(`where[${field}]`);
+        expect(where, `${collection} ${field}`).toMatchObject({ in: 'query', style: 'deepObject', explode: true });
+        const schema = doc.components.schemas[String(where?.schema.$ref).split('/').pop()!];
+        expect(schema.type).toBe('object');
+        expect(Object.keys(schema.properties).sort(), `${collection} ${field} (${f.type})`).toEqual(
+          [...OPERATORS].sort(),
+        );
+      }
+      expect(params.get('page')?.schema).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(params.get('limit')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    }
   });
 
   it('documents parameters, the record and every error status of each operation', () => {

@@ -356,6 +356,52 @@ describe('resale-a over HTTP', () => {
       expect(productProblems(p)).toEqual([]);
     });
 
+    it('market data blocked, a 2026 page with JSON-LD offers (EUR) → lowest asks from the offers, the rest in X-Missing-Parts', async () => {
+      // One schema.org Offer per variant (sku = variant id), as the 2026 page without a market node carries them.
+      const offers = [
+        ['11111111-2222-4333-8444-555555555501', 141],
+        ['11111111-2222-4333-8444-555555555502', 118],
+      ].map(([sku, price]) => ({
+        '@type': 'Offer',
+        sku,
+        price,
+        priceCurrency: 'EUR',
+        gtin: '000111222333',
+        availability: 'https://schema.org/InStock',
+      }));
+      const ld = {
+        '@context': 'https://schema.org',
+        '@type': 'Product',
+        offers: { '@type': 'AggregateOffer', offers },
+      };
+      stockx.serve(
+        '/offers-only',
+        fixture('product-page.html').replace(
+          '</body>',
+          `<script type="application/ld+json">${JSON.stringify(ld)}</script></body>`,
+        ),
+      );
+      graphql(stockx, { GetMarketData: { body: '<html><div id="px-captcha"></div></html>', type: 'text/html' } });
+      const res = await app.inject({ url: `${PRODUCT}?query=offers-only&country=FR&currency=EUR`, headers });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(String(res.headers['x-missing-parts']).split(',')).toEqual([
+        'market.bids.highest_bid',
+        'market.bids.number_asks',
+        'market.bids.number_bids',
+        'market.sales',
+        'variants.market.bids.highest_bid',
+        'variants.market.bids.number_asks',
+        'variants.market.bids.number_bids',
+        'variants.market.sales',
+      ]);
+      const p = JSON.parse(res.body);
+      expect(p.market.bids).toEqual({ lowest_ask: 118, highest_bid: null, number_asks: null, number_bids: null });
+      expect(
+        p.variants.map((v: { market: { bids: { lowest_ask: number } } | null }) => v.market?.bids.lowest_ask ?? null),
+      ).toEqual([141, 118, null]);
+      expect(productProblems(p)).toEqual([]);
+    });
+
     it('upstream changed: a page without __NEXT_DATA__, or a GraphQL schema error → 502 upstream_changed', async () => {
       stockx.serve('/redesigned', '<html><body>A redesigned page</body></html>');
       stockx.serve('/schema-moved', fixture('product-page.html'));

@@ -130,7 +130,9 @@ describe('sportswear.product over HTTP', () => {
     const doc = JSON.parse(res.body);
     const op = doc.paths[ROUTE].get;
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['query', 'country']));
-    expect(doc.paths[ALIAS]).toBeUndefined(); // the alias is served but hidden from the docs
+    // The alias is its own operation (issue 29: generated clients call Retailed paths), with the same parameters.
+    expect(doc.paths[ALIAS].get).toMatchObject({ operationId: 'nikeProduct', tags: ['Retailed aliases'] });
+    expect(doc.paths[ALIAS].get.parameters).toEqual(op.parameters);
     const schemas = JSON.stringify(doc.components?.schemas ?? doc);
     for (const id of ['SportswearProduct', 'SportswearSize', 'SportswearPrices', 'SportswearProductInfo'])
       expect(schemas).toContain(id);

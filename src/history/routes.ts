@@ -17,8 +17,8 @@ import { createScheduler, getJob, removeJob, type Scheduler } from '../schedule/
 import { openStore, type Store } from '../store/index.js';
 import { renderChart, seriesLabel } from './chart.js';
 import { toCsv, wantsCsv } from './csv.js';
-import { COLLECTIONS, type CollectionName } from './db-api/collections.js';
-import { toDoc } from './db-api/docs.js';
+import { COLLECTIONS, type CollectionName, type FieldDef, type FieldType } from './db-api/collections.js';
+import { OMITTED_WHEN_UNKNOWN, toDoc, withoutUnknown } from './db-api/docs.js';
 import { findOptions, findPage } from './db-api/find.js';
 import { parseNestedQuery } from './db-api/nested-query.js';
 import { OPERATORS } from './db-api/where.js';
@@ -81,7 +81,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
         summary: `Stored ${name} (Retailed db API)`,
         description: dbDescription(name),
         security: [{ apiKey: [] }],
-        querystring: dbQuerySchema,
+        querystring: dbQuerySchema(name),
         response: { 200: envelopeSchema(name), ...problemResponses([400, 401, 403, 429]) },
       },
       handler: async (req, reply) => {
@@ -90,7 +90,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
         const docs = page.docs.map((r) => toDoc(name, r));
         if (wantsCsv(q.format, req.headers.accept)) return sendCsv(reply, `${name}.csv`, toCsv(docs));
         if (q.format !== undefined && q.format !== 'json') throw invalidParam('format', 'must be json or csv');
-        return { ...page, docs };
+        return { ...page, docs: docs.map((d) => withoutUnknown(name, d)) };
       },
     });
   }
@@ -279,21 +279,80 @@ export function historyParams(query: Record<string, unknown>) {
 
 // ---- OpenAPI -------------------------------------------------------------------------------------------------
 
-const dbQuerySchema = z.looseObject({
-  'where[field][operator]': z
-    .string()
-    .optional()
-    .describe(
-      `Filter, Payload style: \`where[size][equals]=10\`, \`where[or][0][and][0][price][less_than]=250\`. Operators: ${OPERATORS.join(', ')}; in/not_in take a comma list; exists takes true/false.`,
+/** A filter operand as a generated client sends it: in the field's own type, or as query-string text. */
+function operand(type: FieldType): z.ZodType {
+  switch (type) {
+    case 'number':
+      return z.union([z.number(), z.string()]);
+    case 'boolean':
+      return z.union([z.boolean(), z.enum(['true', 'false'])]);
+    case 'date':
+      return z.string().describe('ISO 8601 date or time, or ms since epoch');
+    default:
+      return z.string();
+  }
+}
+
+/** The operators of one field, by its type: one shared OpenAPI component per type (`DbStringFilter` …). */
+function fieldFilter(type: FieldType): z.ZodType {
+  const value = operand(type);
+  const list = z.string().describe('Comma-separated values');
+  const shape = Object.fromEntries(
+    OPERATORS.map((op): [string, z.ZodType] => {
+      if (op === 'in' || op === 'not_in') return [op, list.optional()];
+      if (op === 'exists') return [op, operand('boolean').optional().describe('true: has a value; false: has none')];
+      return [op, value.optional()];
+    }),
+  );
+  const id = `Db${type[0]!.toUpperCase()}${type.slice(1)}Filter`;
+  return z
+    .object(shape)
+    .strict()
+    .meta({ id, description: `Operators on a ${type} field` });
+}
+
+const FIELD_FILTERS: Record<FieldType, z.ZodType> = {
+  string: fieldFilter('string'),
+  number: fieldFilter('number'),
+  date: fieldFilter('date'),
+  boolean: fieldFilter('boolean'),
+};
+
+/**
+ * The query string of a db collection. The filter is documented as one `deepObject` parameter per field
+ * (`where[size]` → `where[size][equals]=10`), whose schema lists that field's operators: the default query
+ * serializers of openapi-fetch and @hey-api/openapi-ts expand one object level, so a generated client sends a filter
+ * without a cast or its own serializer. Validation stays with the db API's own parser (it reads the raw query string,
+ * `or`/`and` groups included); `page` and `limit` are documented as the integers they are.
+ */
+function dbQuerySchema(name: CollectionName) {
+  const fields = Object.entries(COLLECTIONS[name].fields as Record<string, FieldDef>);
+  return z.looseObject({
+    ...Object.fromEntries(
+      fields.map(([field, def]) => [
+        `where[${field}]`,
+        FIELD_FILTERS[def.type]
+          .optional()
+          .describe(
+            `Filter on \`${field}\`: \`where[${field}][<operator>]=<value>\`. Several fields must all match; Payload's ` +
+              `groups \`where[or][0][and][0][${field}][equals]=…\` are accepted too.`,
+          ),
+      ]),
     ),
-  sort: z
-    .string()
-    .optional()
-    .describe('Field to sort by, `-field` for descending; comma-separated for several. Default newest first.'),
-  page: z.string().optional().describe('Page number, from 1'),
-  limit: z.string().optional().describe('Documents per page: default 10, at most 100'),
-  format: z.enum(['json', 'csv']).optional().describe('`csv` for spreadsheets (same as `Accept: text/csv`)'),
-});
+    sort: z
+      .string()
+      .optional()
+      .describe('Field to sort by, `-field` for descending; comma-separated for several. Default newest first.'),
+    // Validated by the db API's own parser (400 naming the parameter); documented as integers for generated clients.
+    page: z.string().optional().meta({ type: 'integer', minimum: 1 }).describe('Page number, from 1'),
+    limit: z
+      .string()
+      .optional()
+      .meta({ type: 'integer', minimum: 1, maximum: 100 })
+      .describe('Documents per page: default 10, at most 100'),
+    format: z.enum(['json', 'csv']).optional().describe('`csv` for spreadsheets (same as `Accept: text/csv`)'),
+  });
+}
 
 const EXAMPLE_DOCS: Record<CollectionName, Record<string, unknown>> = {
   prices: {
@@ -382,6 +441,12 @@ function dbDescription(name: CollectionName): string {
     `${Object.keys(COLLECTIONS[name].fields)
       .map((f) => `\`${f}\``)
       .join(', ')}. Unknown fields or operators answer 400 naming them. ${COSTS_ONE_REQUEST}\n\n` +
+    (OMITTED_WHEN_UNKNOWN[name].length > 0
+      ? `A value the source lacked is left out of the JSON document rather than null, as Retailed's docs leave it out: ` +
+        `${OMITTED_WHEN_UNKNOWN[name].map((f) => `\`${f}\``).join(', ')} (CSV keeps the column, empty). Every ` +
+        "marketplace records the product's name and page URL; only a GOAT product seen through its prices alone " +
+        '(which carry neither) lacks them.\n\n'
+      : '') +
     `Example: \`/api/v1/db/${name}?where[or][0][and][0][marketplace][equals]=resale-a&sort=-createdAt&limit=20\``
   );
 }

@@ -12,6 +12,9 @@ import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 /** The OpenAPI tag of the extensions beyond the spec's eight lookups (CONTRACT §8). */
 export const BEYOND_SPEC_TAG = 'Beyond the spec';
 
+/** The OpenAPI tag of the real-site (Retailed) alias paths, each documented as its own operation. */
+export const ALIAS_TAG = 'Retailed aliases';
+
 export const problemSchema = z
   .object({
     type: z.string().describe('`/docs/errors#<code>`'),
@@ -91,6 +94,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string, pub
         })),
         { name: 'Account', description: "The calling key's own limits and usage" },
         {
+          name: ALIAS_TAG,
+          description:
+            "Every lookup again at the real site's path (`/api/v1/scraper/stockx/product` …), as the Retailed API " +
+            'names them: the same parameters, answers and errors as the neutral path, so that existing Retailed ' +
+            'clients and clients generated from this document can call either.',
+        },
+        {
           name: BEYOND_SPEC_TAG,
           description:
             "Extensions beyond the spec's eight lookups, for clients of the Retailed API (e.g. `stockx/trends`)",
@@ -129,9 +139,17 @@ function requestOrigin(req: FastifyRequest): string {
   return host && SANE_HOST.test(host) ? `${req.protocol}://${host}` : '/';
 }
 
+/** Whether a parameter schema (or the component it refers to) is an object. */
+function isObjectSchema(schema: { $ref?: unknown; type?: unknown } | undefined, doc: OpenApiDocument): boolean {
+  const ref = typeof schema?.$ref === 'string' ? schema.$ref.split('/').pop() : undefined;
+  const target = (ref ? doc.components?.schemas?.[decodeURIComponent(ref)] : schema) as { type?: unknown } | undefined;
+  return target?.type === 'object';
+}
+
 /**
  * What the generators do not say on their own: every error is `application/problem+json`; a body on GET (the
- * finder's `query`) is optional, since its parameters may come from the query string; and components only one
+ * finder's `query`) is optional, since its parameters may come from the query string; an object parameter in the
+ * query string is a deepObject (the db filters); and components only one
  * side of a schema produced (zod's `…Input` twins of response records) are dropped, unused.
  */
 export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
@@ -139,6 +157,11 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
     for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
       // Only on GET: the bodies of POST and PATCH (webhooks, tracked products) stay as required as their schemas say.
       if (method === 'get' && operation.requestBody) operation.requestBody.required = false;
+      // An object in the query string is a deepObject (`where[size][equals]=10`), not the default form style.
+      for (const param of operation.parameters ?? []) {
+        if (param.in === 'query' && isObjectSchema(param.schema, doc))
+          Object.assign(param, { style: 'deepObject', explode: true });
+      }
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
         const json = response.content?.['application/json'];
         if (Number(status) >= 400 && json) response.content = { 'application/problem+json': json };

@@ -1,6 +1,6 @@
 /**
- * One route per operation under its neutral path (canonical, documented) and its alias path (same handler, hidden
- * from the docs), generated from the operation registry.
+ * One route per operation under its neutral path (canonical) and its alias path (same handler), generated from the
+ * operation registry. Both are documented: the alias as its own operation under the "Retailed aliases" tag.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resa
 import type { LookupResult, LookupService } from '../operations/lookup.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { AnyOperation } from '../operations/types.js';
-import { BEYOND_SPEC_TAG, problemResponses } from './openapi.js';
+import { ALIAS_TAG, BEYOND_SPEC_TAG, problemResponses } from './openapi.js';
 import { zodToInvalidParameter } from './problem.js';
 import { guardedValidatorCompiler } from './request-input-guard.js';
 
@@ -116,7 +116,9 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
       const r = validator(query) as { value?: Record<string, unknown>; error?: unknown };
       return r.error ? undefined : r.value;
     };
-    for (const [url, hide] of [
+    const operationId = op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
+    const { alias } = registry.marketplace(op.marketplace);
+    for (const [url, isAlias] of [
       [op.path, false],
       [aliasPath(op), true],
     ] as const) {
@@ -138,11 +140,15 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
         onRequest: deps.guard,
         preValidation: joinRepeatedParams,
         schema: {
-          hide,
-          operationId: hide ? undefined : op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase()),
-          tags: op.beyondSpec ? [BEYOND_SPEC_TAG] : [registry.marketplace(op.marketplace).site],
-          summary: op.summary,
+          // The alias is its own operation (same schemas), so that a client generated from /openapi.json can call the
+          // Retailed path: `resaleAProduct` at the neutral path, `stockxProduct` at /stockx/.
+          operationId: isAlias ? aliasOperationId(op, alias) : operationId,
+          tags: isAlias ? [ALIAS_TAG] : op.beyondSpec ? [BEYOND_SPEC_TAG] : [registry.marketplace(op.marketplace).site],
+          summary: isAlias ? `${op.summary}, at the Retailed path` : op.summary,
           description:
+            (isAlias
+              ? `The same operation as \`${op.path}\` (\`${operationId}\`), at the path Retailed clients call.\n\n`
+              : '') +
             `${op.description}\n\nAlias path: \`${aliasPath(op)}\`.` +
             (bodyKeys.length > 0
               ? ` ${bodyKeys.map((k) => `\`${k}\``).join(', ')} may also come from a JSON body (GET with \`Content-Type: application/json\`).`
@@ -160,6 +166,15 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
     }
   }
   return hitRoutes;
+}
+
+/**
+ * The operation id of an alias path: the real site's name and the operation (`stockxProduct`, `chrono24Finder`).
+ * @example aliasOperationId(resaleAProduct, 'stockx') // 'stockxProduct'
+ */
+function aliasOperationId(op: AnyOperation, alias: string): string {
+  const operation = op.name.slice(op.name.indexOf('.') + 1);
+  return `${alias.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}${operation[0]!.toUpperCase()}${operation.slice(1)}`;
 }
 
 /** A body-capable parameter as either side takes it: optional, without its default, with its description. */

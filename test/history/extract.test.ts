@@ -128,13 +128,42 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
       [{ capture: 'bestbuy/scrapfly_2025-03_products_skuPriceDomain_specCategories.json' }],
       { identity: { id: '6534615' } },
     );
-    expect(b.products[0]).toMatchObject({ productId: '6534615', sku: '6534615' });
+    // This capture names no page: the page the lookup fetched for the SKU is the product's URL (issue 29).
+    expect(b.products[0]).toMatchObject({
+      productId: '6534615',
+      sku: '6534615',
+      url: 'https://www.bestbuy.com/site/6534615.p?skuId=6534615',
+    });
     expect(b.prices.map((p) => [p.kind, p.amount, p.currency])).toEqual(
       [
         ['current_price', 1499],
         ['regular_price', 1899],
       ].map((x) => [...x, 'USD']),
     );
+  });
+
+  it("Best Buy 2025-06 page: the product's name from productBySkuId (issue 29: it was null)", () => {
+    const b = extract(
+      'electronics.product',
+      [{ capture: 'bestbuy/scrapfly_2025-06_products_graphql_productBySkuId.json' }],
+      {
+        params: { query: 'https://www.bestbuy.com/site/apple-macbook-pro/6534615.p?skuId=6534615' },
+        identity: { id: '6534615' },
+      },
+    );
+    expect(b.products[0]!.name).toMatch(/^Apple - MacBook Pro 14" Laptop/);
+    expect(b.products[0]!.url).toMatch(/^https:\/\/www\.bestbuy\.com\/.*6534615/);
+  });
+
+  it('Nike from the product feed (page blocked): the page the lookup asked for is the url (issue 29: it was null)', () => {
+    const b = extract('sportswear.product', [{ capture: 'nike/product-feed-threads-v3_gb_2026-04-17.json' }], {
+      params: { query: 'IU0767-001', country: 'GB' },
+      identity: { id: 'IU0767-001' },
+    });
+    expect(b.products[0]).toMatchObject({
+      productId: 'IU0767-001',
+      url: expect.stringMatching(/^https:\/\/www\.nike\.com\/gb\/t\/.*IU0767-001$/),
+    });
   });
 
   it('GOAT product: sizes as variants, product-level prices only where GOAT has them', () => {

@@ -1,6 +1,27 @@
 /** Rows → Retailed-style documents (camelCase names, ISO times, booleans), per collection. */
 import type { CollectionName } from './collections.js';
 
+/**
+ * Document fields left out, rather than sent as null, when the source had no value: Retailed's product docs omit
+ * them (clients type them as optional strings: `url?: string`, where a null fails their validation). CSV keeps every
+ * column, empty.
+ */
+export const OMITTED_WHEN_UNKNOWN: Readonly<Record<CollectionName, readonly string[]>> = {
+  products: ['name', 'url', 'domain', 'image', 'sku'],
+  prices: [],
+  variants: [],
+};
+
+/**
+ * A JSON document without the fields its source lacked (see OMITTED_WHEN_UNKNOWN).
+ * @example withoutUnknown('products', { id: 'a', url: null }) // { id: 'a' }
+ */
+export function withoutUnknown(collection: CollectionName, doc: Record<string, unknown>): Record<string, unknown> {
+  const omitted = OMITTED_WHEN_UNKNOWN[collection];
+  if (omitted.length === 0) return doc;
+  return Object.fromEntries(Object.entries(doc).filter(([k, v]) => v !== null || !omitted.includes(k)));
+}
+
 const iso = (ms: unknown): string | null =>
   ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
 const bool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Number(v) === 1);

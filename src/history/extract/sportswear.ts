@@ -1,15 +1,17 @@
 /** Nike (sportswear): one colourway, its sizes (with GTINs) and its storefront prices. */
 import type { LiveResult } from '../../operations/live-results.js';
+import { resolveProductTarget } from '../../marketplaces/sportswear/product-url.js';
 import type { SportswearProduct } from '../../marketplaces/sportswear/schema.js';
 import type { ObservationBatch } from '../observation.js';
-import { emptyBatch, pushPrice } from './common.js';
+import { emptyBatch, pushPrice, stringParam } from './common.js';
 
 export function extractSportswearProduct(result: LiveResult): ObservationBatch {
   const batch = emptyBatch(result);
   const r = result.record as SportswearProduct;
   const productId = r.style_color;
   const info = r.product_info;
-  const url = r.pdp_url?.canonical_url ?? r.pdp_url?.url ?? info.canonical_url ?? info.url;
+  // A record from the product feed (page blocked) names no page: the page the lookup asked for is the product's URL.
+  const url = r.pdp_url?.canonical_url ?? r.pdp_url?.url ?? info.canonical_url ?? info.url ?? requestedPage(result);
   const image = info.content_images?.find((c) => c.properties?.squarish?.url)?.properties?.squarish?.url ?? null;
   batch.products.push({
     marketplace: 'sportswear',
@@ -36,4 +38,15 @@ export function extractSportswearProduct(result: LiveResult): ObservationBatch {
     pushPrice(batch, result, { productId, kind: 'regular_price', amount: p.initial_price, currency });
   }
   return batch;
+}
+
+/** The product page the lookup fetched (its `query` URL, or the one built from a style-colour and country). */
+function requestedPage(result: LiveResult): string | null {
+  const query = stringParam(result, 'query');
+  if (query === null) return null;
+  try {
+    return resolveProductTarget(query, stringParam(result, 'country') ?? undefined).pageUrl;
+  } catch {
+    return null;
+  }
 }

@@ -5,6 +5,7 @@
 import { allFailed } from '../../operations/sources.js';
 import type { ElectronicsBodies, SourceError, SourceName } from './bodies.js';
 import { extractPageData, type PageData } from './parse-page.js';
+import { productName } from './parse-name.js';
 import { buildPricing, isPriceViewAnswer, isPricingAnswer } from './parse-pricing.js';
 import { buildReviews, isReviewsAnswer } from './parse-reviews.js';
 import { buildSpecificationGroups, buildSpecificationsSettings } from './parse-specifications.js';
@@ -90,6 +91,7 @@ export function assemble(bodies: ElectronicsBodies): Assembled {
     }),
     specification_groups: buildSpecificationGroups(page?.specificationsApp, page?.product),
     specifications: buildSpecificationsSettings(page?.specificationsApp),
+    name: productName(page?.product, official),
   };
 
   if (Object.values(record).every((v) => v === null)) throw allFailed('electronics', failures);

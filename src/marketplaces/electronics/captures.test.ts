@@ -189,6 +189,7 @@ describe.skipIf(!sharedAvailable)('electronics.product on real captures', () => 
 
   it('2025-06 Next.js/Apollo productBySkuId (specification groups without ids, buying options, review topics)', () => {
     const r = parseCaptures([NEW_2025]);
+    expect(r.name).toMatch(/^Apple - MacBook Pro 14" Laptop - M3 Pro chip/);
     expect(r.specification_groups).toHaveLength(17);
     expect(r.specification_groups![0]!.specifications[0]).toEqual({
       id: null,

@@ -227,6 +227,21 @@ function moneyText(v: unknown): string | null {
   return typeof v === 'number' && Number.isFinite(v) ? String(v) : str(v);
 }
 
+/** The current price a page price object states, else the price it shows the customer. */
+function shownPrice(price: Record<string, unknown>): unknown {
+  return (
+    num(price.currentPrice) ?? num(price.customerPrice) ?? num(price.displayableCustomerPrice) ?? price.currentPrice
+  );
+}
+
+/** One offer, keys snake_cased, without GraphQL's `__typename`; not an object → none. */
+function offerRecord(o: unknown): Record<string, unknown>[] {
+  const offer = obj(o);
+  if (!offer) return [];
+  const { __typename: _type, ...fields } = offer;
+  return [snakeKeysDeep(fields) as Record<string, unknown>];
+}
+
 /**
  * Every price source → spec `pricing`, or null when none of them carried anything.
  * @example buildPricing({ sku: '6534615', pricingApi: JSON.parse(body) })?.sku_price_domain?.customer_price
@@ -242,7 +257,9 @@ export function buildPricing(src: PriceSources): Pricing | null {
   if (apiDomain) domains.push(toSkuPriceDomain(apiDomain));
   const appDomain = obj(app?.data?.skuPriceDomain) ?? obj(app?.priceDomain);
   if (appDomain) domains.push(toSkuPriceDomain(appDomain));
-  if (gqlPrice) domains.push(toSkuPriceDomain(gqlPrice));
+  // The page's price is the one it shows now: a current price it does not state is its customer price (2025 pages
+  // carry `customerPrice` alone).
+  if (gqlPrice) domains.push(toSkuPriceDomain({ ...gqlPrice, currentPrice: shownPrice(gqlPrice) }));
   if (src.official) domains.push(toSkuPriceDomain(domainFromOfficial(src.official)));
   const domain = mergeDomains(domains);
   const rawDomain = apiDomain ?? appDomain ?? gqlPrice;
@@ -256,13 +273,14 @@ export function buildPricing(src: PriceSources): Pricing | null {
     .find((b) => b?.type === 'New');
   const analytics = obj(pick('skuDataAnalytics'));
   const memberSavings = obj(pick('memberSavings'));
-  const offers = arr(pick('offers'));
+  // The price view's offers, else the page's `offers.offers[]` (2025 pages: {hotOffer, offerId, offerType, …}).
+  const offers = arr(pick('offers')) ?? arr(obj(src.product?.offers)?.offers);
   const queryParams = arr(pick('queryParamsToBeRemoved'));
 
   const pricing: Record<string, unknown> = {
     rate: first(num(pick('rate')), num(finance?.rate)),
     layout: str(pick('layout')),
-    offers: offers ? offers.filter((o) => obj(o)).map((o) => snakeKeysDeep(o)) : null,
+    offers: offers ? offers.flatMap((o) => offerRecord(o)) : null,
     sku_id: first(str(pick('skuId')), domain?.sku_id, src.sku),
     offer_id: first(str(pick('offerId')), str(finance?.offerId)),
     plan_type: first(str(pick('planType')), str(finance?.planType)),

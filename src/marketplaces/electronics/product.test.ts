@@ -28,7 +28,11 @@ const SOURCES = {
 describe.each(['page-component-json.html', 'page-initializer.html'])('old product page %s', (file) => {
   it('every spec field the page carries, with the spec type', () => {
     const r = parse({ sku: '6500001', page: fixture(file) });
-    expect(fieldProblems(r, SPEC.product, 'all')).toEqual([]);
+    // Old pages name the product nowhere (only a "Product Name" specification without the brand): name is null.
+    expect(fieldProblems(r, SPEC.product, ['pricing', 'reviews', 'specification_groups', 'specifications'])).toEqual(
+      [],
+    );
+    expect(r.name).toBeNull();
     const d = r.pricing!.sku_price_domain!;
     expect(fieldProblems(d, SPEC.sku_price_domain, 'all')).toEqual([]);
     expect(d.what_if_price).toEqual({
@@ -92,6 +96,8 @@ describe.each(['page-component-json.html', 'page-initializer.html'])('old produc
 describe('new product page with the APIs', () => {
   it('pricing API + price view + reviews API + Apollo page: every carried field', () => {
     const r = parse({ sku: '6500001', page: fixture('page-apollo-rehydrate.html'), ...SOURCES });
+    // The page's own product (productBySkuId.name.short), not the accessory block of another SKU beside it.
+    expect(r.name).toBe('ExampleBrand - 65" Class QLED 4K TV');
     const p = r.pricing!;
     expect(
       fieldProblems(
@@ -251,5 +257,74 @@ describe('bodiesFromFiles', () => {
     expect(() => electronicsProduct.bodiesFromFiles([{ path: 'x.txt', text: 'plain' }], {} as never)).toThrowError(
       /neither HTML nor JSON/,
     );
+  });
+});
+
+describe('2025 page: productBySkuId with price and offers (issue 29)', () => {
+  /** A 2025 Next.js/Apollo page (the rehydrate push), its product block written with the structure of the capture. */
+  const page = (product: Record<string, unknown>) =>
+    '<!DOCTYPE html><html><head><title>ExampleBrand OLED TV</title></head><body><script>' +
+    '(self.__APOLLO_SSR_DATA__=self.__APOLLO_SSR_DATA__||[]).push(' +
+    JSON.stringify({ rehydrate: { ':R3vmipefmjttrkqH1:': { data: { productBySkuId: product }, complete: true } } }) +
+    ')</script></body></html>';
+  const product = {
+    __typename: 'Product',
+    skuId: '6500001',
+    name: { __typename: 'ProductName', short: 'ExampleBrand - 55" Class OLED 4K TV' },
+    buyingOptions: [
+      {
+        __typename: 'InboundBuyingOption',
+        type: 'New',
+        pdpUrl: 'https://www.bestbuy.com/site/x/6500001.p?skuId=6500001',
+      },
+    ],
+    price: {
+      __typename: 'ItemPrice',
+      skuId: '6500001',
+      customerPrice: 699,
+      showTotalSavings: true,
+      totalSavings: 100,
+      preferredBadging: 'PriceMatchGuarantee',
+    },
+    offers: {
+      __typename: 'ProductOffers',
+      offers: [
+        {
+          __typename: 'Offer',
+          hotOffer: true,
+          offerId: '654321',
+          offerType: 'GIFT_WITH_PURCHASE',
+          complexMemberOffer: false,
+        },
+        { __typename: 'Offer', hotOffer: false, offerId: '765432', offerType: 'BUNDLE', complexMemberOffer: true },
+      ],
+    },
+  };
+
+  it('pricing.offers from offers.offers[] (keys snake_cased, GraphQL __typename dropped)', () => {
+    const r = parse({ sku: '6500001', page: page(product) });
+    expect(r.pricing!.offers).toEqual([
+      { hot_offer: true, offer_id: '654321', offer_type: 'GIFT_WITH_PURCHASE', complex_member_offer: false },
+      { hot_offer: false, offer_id: '765432', offer_type: 'BUNDLE', complex_member_offer: true },
+    ]);
+  });
+
+  it('sku_price_domain.current_price is the price the page shows now (customerPrice)', () => {
+    const r = parse({ sku: '6500001', page: page(product) });
+    expect(r.pricing!.sku_price_domain).toMatchObject({ current_price: 699, customer_price: 699 });
+    expect(r.pricing!.customer_price).toBe(699);
+    expect(r.name).toBe('ExampleBrand - 55" Class OLED 4K TV');
+  });
+
+  it('a stated currentPrice wins, and a page without offers leaves offers null (nothing invented)', () => {
+    const { offers: _none, ...bare } = product;
+    const r = parse({ sku: '6500001', page: page({ ...bare, price: { ...product.price, currentPrice: 649 } }) });
+    expect(r.pricing!.sku_price_domain!.current_price).toBe(649);
+    expect(r.pricing!.offers).toBeNull();
+  });
+
+  it("the price view answer's own offers come first", () => {
+    const r = parse({ sku: '6500001', page: page(product), priceView: fixture('priceview.json') });
+    expect(r.pricing!.offers).toEqual([{ offer_id: '800001', offer_type: 'FREEITEM', hot_offer: false }]);
   });
 });

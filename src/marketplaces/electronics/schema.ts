@@ -367,6 +367,13 @@ export const electronicsProductSchema = z
     specifications: specificationsSettingsSchema
       .nullable()
       .describe('Display settings of the specifications block; only old product pages carried them, otherwise null'),
+    name: z
+      .string()
+      .nullable()
+      .describe(
+        "Beyond the spec: the product's name as the page shows it (`productBySkuId.name`) or the Products API names " +
+          'it; null when neither answered with one',
+      ),
   })
   .strict()
   .meta({ id: 'ElectronicsProduct' });

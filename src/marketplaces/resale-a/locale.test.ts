@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  completeLanguage,
   countryParam,
   currencyParam,
   languageParam,
@@ -18,8 +19,37 @@ describe('locale parameters', () => {
 
   it('language: en-US form, one of the site locales, normalised', () => {
     expect(languageParam.parse('fr-fr')).toBe('fr-FR');
-    expect(languageParam.safeParse('fr').success).toBe(false);
     expect(languageParam.safeParse('pt-BR').success).toBe(false);
+  });
+
+  it('language: a bare language of a site locale is accepted as given (completed with the country)', () => {
+    expect(languageParam.parse('EN')).toBe('en');
+    expect(languageParam.parse('fr')).toBe('fr');
+    expect(languageParam.safeParse('pt').success).toBe(false);
+    expect(languageParam.safeParse('e').success).toBe(false);
+  });
+
+  it.each([
+    ['en', 'US', 'en-US'],
+    ['en', 'GB', 'en-GB'],
+    ['en', 'FR', 'en-US'],
+    ['fr', 'FR', 'fr-FR'],
+    ['fr', 'US', 'fr-FR'],
+    ['es', 'US', 'es-US'],
+    ['es', 'MX', 'es-MX'],
+    ['es', 'IC', 'es-ES'],
+    ['de', 'AT', 'de-DE'],
+    ['it', 'SM', 'it-IT'],
+    ['zh', 'TW', 'zh-TW'],
+    ['zh', 'US', 'zh-CN'],
+    ['ja', 'JP', 'ja-JP'],
+  ])('completeLanguage(%s, %s) is %s, as StockX says for the country', (language, country, full) => {
+    expect(completeLanguage(language, country)).toBe(full);
+    expect(resolveLocale({ country, language }).language).toBe(full);
+  });
+
+  it('a full tag is kept whatever the country', () => {
+    expect(completeLanguage('en-GB', 'US')).toBe('en-GB');
   });
 
   it('currency: StockX currencies only', () => {

@@ -95,15 +95,62 @@ export const countryParam = z
   // OpenAPI lists the accepted codes (lower case is accepted too), so generated clients type them.
   .meta({ enum: [...RESALE_A_COUNTRIES, 'UK'].sort() });
 
+/**
+ * StockX's preferred language per country where it is not en-US (`allCountries.preferredLanguage`, notes §5; the
+ * other 187 countries prefer en-US).
+ */
+const PREFERRED_LANGUAGE: Readonly<Record<string, string>> = {
+  AT: 'de-DE',
+  CH: 'de-DE',
+  DE: 'de-DE',
+  LI: 'de-DE',
+  LU: 'de-DE',
+  ES: 'es-ES',
+  IC: 'es-ES',
+  MX: 'es-MX',
+  FR: 'fr-FR',
+  GB: 'en-GB',
+  IT: 'it-IT',
+  SM: 'it-IT',
+  VA: 'it-IT',
+  JP: 'ja-JP',
+  KR: 'ko-KR',
+  CN: 'zh-CN',
+  TW: 'zh-TW',
+};
+
+/** The languages of the site locales (`en`, `de`, `es` …). */
+const SITE_LANGUAGES = new Set(Object.keys(RESALE_A_LANGUAGES).map((tag) => tag.slice(0, 2)));
+
+/**
+ * A bare language (`en`) completed to a site locale the way StockX does for the country: the country's own locale of
+ * that language (`en` in GB → en-GB, `es` in the US → es-US), else the country's preferred locale when it speaks that
+ * language (`de` in AT → de-DE), else the locale most countries get for it (`en` → en-US, `zh` → zh-CN). A full tag
+ * is kept.
+ * @example completeLanguage('en', 'GB') // 'en-GB'
+ */
+export function completeLanguage(language: string, country: string): string {
+  if (language.length !== 2) return language;
+  const own = `${language}-${country}`;
+  if (own in RESALE_A_LANGUAGES) return own;
+  const preferred = PREFERRED_LANGUAGE[country];
+  if (preferred?.startsWith(`${language}-`)) return preferred;
+  return Object.keys(RESALE_A_LANGUAGES).find((tag) => tag.startsWith(`${language}-`)) ?? language;
+}
+
 export const languageParam = z
   .string()
   .trim()
-  .regex(/^[a-zA-Z]{2}-[a-zA-Z]{2}$/, 'must look like en-US')
-  .transform((l) => `${l.slice(0, 2).toLowerCase()}-${l.slice(3).toUpperCase()}`)
-  .refine((l) => Object.hasOwn(RESALE_A_LANGUAGES, l), {
-    message: `must be one of ${Object.keys(RESALE_A_LANGUAGES).join(', ')}`,
+  .regex(/^[a-zA-Z]{2}(?:-[a-zA-Z]{2})?$/, 'must look like en-US, or be a bare language such as en')
+  .transform((l) => (l.length === 2 ? l.toLowerCase() : `${l.slice(0, 2).toLowerCase()}-${l.slice(3).toUpperCase()}`))
+  .refine((l) => (l.length === 2 ? SITE_LANGUAGES.has(l) : Object.hasOwn(RESALE_A_LANGUAGES, l)), {
+    message: `must be one of ${Object.keys(RESALE_A_LANGUAGES).join(', ')}, or one of their languages (${[...SITE_LANGUAGES].join(', ')})`,
   })
-  .describe(`Language of the catalog texts: ${Object.keys(RESALE_A_LANGUAGES).join(', ')}. Default en-US.`);
+  .describe(
+    `Language of the catalog texts: ${Object.keys(RESALE_A_LANGUAGES).join(', ')}. A bare language (\`en\`, \`fr\`) is ` +
+      "completed as StockX does for the country (en in GB → en-GB, es in the US → es-US, else the country's or the " +
+      "language's usual locale: en → en-US). Default en-US.",
+  );
 
 export const currencyParam = z
   .string()
@@ -124,7 +171,7 @@ export interface ResaleALocale {
 }
 
 /**
- * Fills defaults: country US, the country's StockX currency, en-US.
+ * Fills defaults (country US, the country's StockX currency, en-US) and completes a bare language.
  * @example resolveLocale({ country: 'FR' }) // { country: 'FR', currency: 'EUR', language: 'en-US' }
  */
 export function resolveLocale(p: { country?: string; currency?: string; language?: string }): ResaleALocale {
@@ -132,7 +179,7 @@ export function resolveLocale(p: { country?: string; currency?: string; language
   return {
     country,
     currency: (p.currency as ResaleACurrency | undefined) ?? preferredCurrency(country),
-    language: p.language ?? 'en-US',
+    language: p.language === undefined ? 'en-US' : completeLanguage(p.language, country),
   };
 }
 

@@ -315,6 +315,7 @@ describe.skipIf(!sharedAvailable)('resale-a.product on the real captures', () =>
 function emptyProduct() {
   return {
     id: '00000000-0000-4000-8000-000000000000',
+    productId: '00000000-0000-4000-8000-000000000000',
     slug: 's',
     name: 'n',
     primary_category: null,
@@ -333,3 +334,84 @@ function emptyProduct() {
     variants: [],
   };
 }
+
+describe('a 2026 page whose product query has no market node: asks from its JSON-LD offers (issue 29)', () => {
+  /** schema.org Product with one Offer per variant (`sku` = variant id), as the 2026 EUR page carries them. */
+  const offer = (sku: string, price: number | string, availability = 'InStock', currency = 'EUR') => ({
+    '@type': 'Offer',
+    sku,
+    price,
+    priceCurrency: currency,
+    gtin: '000111222333',
+    availability: `https://schema.org/${availability}`,
+    itemCondition: 'https://schema.org/NewCondition',
+    url: `https://stockx.com/fr-fr/${SLUG}?size=8`,
+  });
+  const jsonLd = (offers: unknown[]) => ({
+    '@context': 'https://schema.org',
+    '@type': 'Product',
+    name: 'Marketlens Runner 1 Harbor Blue',
+    brand: { '@type': 'Brand', name: 'Marketlens' },
+    offers: { '@type': 'AggregateOffer', lowPrice: 118, highPrice: 141, priceCurrency: 'EUR', offerCount: 2, offers },
+  });
+  const page2026 = (ld: unknown) =>
+    fixture('product-page.html').replace(
+      '</body>',
+      `<script type="application/ld+json">${JSON.stringify(ld)}</script></body>`,
+    );
+  const EUR = { query: SLUG, country: 'FR', currency: 'EUR' };
+  const blocked = (html: string): ProductBodies => ({
+    page: { url: PAGE_URL, html },
+    market: null,
+    marketError: 'upstream_blocked',
+  });
+
+  it('lowest_ask per variant (matched by sku) and for the product; the rest named in X-Missing-Parts', () => {
+    const html = page2026(jsonLd([offer(V1, 141), offer(V2, '118.00'), offer(V3, 130, 'OutOfStock')]));
+    const { record, missing } = resaleAProduct.parse(blocked(html), EUR);
+    const r = productSchema.parse(record);
+    const ask = (id: string) => r.variants.find((v) => v.id === id)!.market?.bids.lowest_ask;
+    expect([ask(V1), ask(V2), ask(V3)]).toEqual([141, 118, null]);
+    expect(r.market).toEqual({
+      bids: { lowest_ask: 118, highest_bid: null, number_asks: null, number_bids: null },
+      sales: { last_sale: null, sales_last_72h: null },
+    });
+    expect(missing).toEqual([
+      'market.bids.highest_bid',
+      'market.bids.number_asks',
+      'market.bids.number_bids',
+      'market.sales',
+      'variants.market.bids.highest_bid',
+      'variants.market.bids.number_asks',
+      'variants.market.bids.number_bids',
+      'variants.market.sales',
+    ]);
+  });
+
+  it('a variant without an offer has no market; offers in another currency than asked are not used', () => {
+    const html = page2026(jsonLd([offer(V1, 141)]));
+    const r = productSchema.parse(resaleAProduct.parse(blocked(html), EUR).record);
+    expect(r.variants.map((v) => v.market?.bids.lowest_ask ?? null)).toEqual([141, null, null]);
+    expect(r.variants.find((v) => v.id === V2)!.market).toBeNull();
+    const usd = resaleAProduct.parse(blocked(html), { query: SLUG, country: 'US', currency: 'USD' });
+    expect((usd.record as { market: unknown }).market).toBeNull();
+    expect(usd.missing).toEqual(['market']);
+  });
+
+  it('the market answer, when it came, wins over the offers', () => {
+    const html = page2026(jsonLd([offer(V1, 1), offer(V2, 2)]));
+    const withMarket = parseProduct({ page: { url: PAGE_URL, html }, market: fixture('market-data.json') }, [SLUG]);
+    const fromMarket = parseProduct(bodies(fixture('market-data.json')), [SLUG]);
+    expect(withMarket.variants.map((v) => v.market)).toEqual(fromMarket.variants.map((v) => v.market));
+  });
+
+  it('JSON-LD in a @graph or an offers array is read too; broken JSON-LD is ignored', () => {
+    const graph = {
+      '@context': 'https://schema.org',
+      '@graph': [{ '@type': 'BreadcrumbList' }, { ...jsonLd([]), offers: [offer(V2, 99)] }],
+    };
+    const html = page2026(graph).replace('</body>', '<script type="application/ld+json">{not json</script></body>');
+    const r = productSchema.parse(resaleAProduct.parse(blocked(html), EUR).record);
+    expect(r.variants.find((v) => v.id === V2)!.market?.bids.lowest_ask).toBe(99);
+  });
+});

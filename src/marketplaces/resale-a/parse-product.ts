@@ -3,6 +3,7 @@
  */
 import { upstreamChanged } from '../../errors.js';
 import { fromMarketProduct, parseMarketData, type MarketData } from './parse-market.js';
+import { marketFromOffers, pageOffers } from './parse-offers.js';
 import { findProductNode, pageJson } from './parse-page.js';
 import { upstreamProductSchema, type Product, type UpstreamProduct, type Variant } from './schema.js';
 
@@ -28,11 +29,26 @@ export function slugOfPageUrl(url: string): string | undefined {
   }
 }
 
+/** Where the record's market came from: the market answer, the page's own market node, its JSON-LD offers, none. */
+export type MarketSource = 'market' | 'page' | 'offers' | 'none';
+
 /**
  * Bodies → record. `slugs`: the slugs the caller asked for (to pick the page's product among related ones).
  * @example parseProduct({ page: { url, html }, market: body }, ['nike-x-stussy-bucket-hat-black']).market?.bids
  */
 export function parseProduct(bodies: ProductBodies, slugs: readonly string[] = []): Product {
+  return parseProductWithSource(bodies, slugs).record;
+}
+
+/**
+ * Bodies → record and where its market came from. Without a market answer or a market node in the page, the page's
+ * JSON-LD offers in `currency` (the requested one; a page without it is not searched) give the lowest asks.
+ */
+export function parseProductWithSource(
+  bodies: ProductBodies,
+  slugs: readonly string[] = [],
+  currency?: string,
+): { record: Product; marketSource: MarketSource } {
   const json = pageJson(bodies.page.html, 'product page');
   const fromUrl = slugOfPageUrl(bodies.page.url);
   const node = findProductNode(json, fromUrl ? [fromUrl, ...slugs] : slugs);
@@ -49,10 +65,17 @@ export function parseProduct(bodies: ProductBodies, slugs: readonly string[] = [
   if (market && market.ids.length > 0 && !market.ids.some((id) => id === p.id || id === p.urlKey)) {
     throw upstreamChanged('resale-a', `market data is for ${market.ids.join('/')}, not for ${p.urlKey}`);
   }
+  let marketSource: MarketSource = market === null ? 'none' : 'market';
   if (market === null && (p.market != null || (p.variants ?? []).some((v) => v.market != null))) {
     market = fromMarketProduct(p);
+    marketSource = 'page';
   }
-  return toRecord(p, market);
+  const offers = market === null && currency !== undefined ? pageOffers(bodies.page.html, currency) : undefined;
+  if (offers) {
+    market = marketFromOffers(offers);
+    marketSource = 'offers';
+  }
+  return { record: toRecord(p, market), marketSource };
 }
 
 function toRecord(p: UpstreamProduct, market: MarketData | null): Product {
@@ -60,6 +83,7 @@ function toRecord(p: UpstreamProduct, market: MarketData | null): Product {
   if (name === undefined) throw upstreamChanged('resale-a', `product ${p.urlKey} has no title`);
   return {
     id: p.id,
+    productId: p.id,
     slug: p.urlKey,
     name,
     primary_category: text(p.primaryCategory),

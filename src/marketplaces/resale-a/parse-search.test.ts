@@ -32,6 +32,7 @@ describe('parseSearch on our Browse answer', () => {
   it('unwraps a Variant node to its product and drops the repeated product', () => {
     expect(hits[0]).toEqual({
       id: '5e1ec7ed-0000-4000-8000-000000000001',
+      productId: '5e1ec7ed-0000-4000-8000-000000000001',
       slug: 'marketlens-court-1-chalk',
       name: 'Marketlens Court 1 Chalk',
       sku: 'MLC-001',
@@ -127,6 +128,7 @@ describe.skipIf(!sharedAvailable)('resale-a.search on the real captures', () => 
   it('a Variant edge (slug query) gives its product', () => {
     expect(run('lucaschevrier_testVariant.json')[0]).toEqual({
       id: 'e4b11157-0d0f-4fec-aa15-6e51603307ba',
+      productId: 'e4b11157-0d0f-4fec-aa15-6e51603307ba',
       slug: 'adidas-yeezy-boost-350-v2-bone',
       name: 'adidas Yeezy Boost 350 V2 Bone',
       sku: null,

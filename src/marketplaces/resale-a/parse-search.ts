@@ -88,6 +88,7 @@ function toHit(p: UpstreamSearchProduct): SearchHit {
   const colorway = p.traits?.find((t) => t.name.toLowerCase() === 'colorway')?.value;
   return {
     id: p.id,
+    productId: p.id,
     slug: p.urlKey,
     name,
     sku: blankToNull(p.styleId),

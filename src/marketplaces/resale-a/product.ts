@@ -10,8 +10,16 @@ import { wrapAsNextDataPage } from '../../util/next-data.js';
 import { MARKET_DOCUMENT, MARKET_OPERATION } from './graphql-documents.js';
 import { graphqlData } from './graphql-response.js';
 import { hasMarketShape } from './parse-market.js';
-import { countryParam, currencyParam, languageParam, resolveLocale, type ResaleALocale } from './locale.js';
-import { parseProduct, slugOfPageUrl, type ProductBodies } from './parse-product.js';
+import {
+  completeLanguage,
+  countryParam,
+  currencyParam,
+  languageParam,
+  resolveLocale,
+  type ResaleALocale,
+} from './locale.js';
+import { PARTS_NOT_IN_OFFERS } from './parse-offers.js';
+import { parseProductWithSource, slugOfPageUrl, type ProductBodies } from './parse-product.js';
 import { parseProductQuery, type ProductRef } from './query-input.js';
 import { productSchema } from './schema.js';
 import { STOCKX_ORIGIN, fetchProductPage, postGraphql, productPageUrl } from './upstream.js';
@@ -102,9 +110,11 @@ export const resaleAProduct = defineOperation({
     "the last 72 hours) for the product and each size from StockX's `GetMarketData`, for `country` in `currency`.\n\n" +
     '- Prices are whole units of the currency. A missing ask or bid is `null`, never 0.\n' +
     "- `country` defaults to US, `currency` to the country's StockX currency (EUR in FR, GBP in GB …), `language` " +
-    '(catalog texts) to en-US.\n' +
+    '(catalog texts) to en-US; a bare `language` (`en`, `fr`) is completed for the country (en in GB → en-GB).\n' +
     '- When the market data cannot be fetched (blocked, upstream error) the catalog is still answered with ' +
-    '`market: null` and the response header `X-Missing-Parts: market`.\n' +
+    '`market: null` and the response header `X-Missing-Parts: market`; when the page states per-size prices in its ' +
+    'JSON-LD offers (2026 pages, in the requested currency), `lowest_ask` comes from them (each variant matched by ' +
+    "the offer's `sku`, the product's the lowest), the other market fields are null and named in `X-Missing-Parts`.\n" +
     '- `query` also takes a stockx.com URL or the product UUID; other hosts are rejected (400).',
   params,
   record: productSchema,
@@ -113,6 +123,7 @@ export const resaleAProduct = defineOperation({
     params: { query: 'nike-x-stussy-bucket-hat-black', country: 'US', currency: 'USD', language: 'en-US' },
     response: {
       id: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e',
+      productId: 'ef4b2b9b-ab4d-41af-b56a-c4937e8f7a1e',
       slug: 'nike-x-stussy-bucket-hat-black',
       name: 'Nike x Stussy Bucket Hat Black',
       primary_category: 'Nike Apparel',
@@ -155,14 +166,20 @@ export const resaleAProduct = defineOperation({
     return fetchBodies(ctx, parseProductQuery(p.query), resolveLocale(p));
   },
   parse(bodies: ProductBodies, p: Partial<Params>) {
-    const missing = bodies.market === null && bodies.marketError !== undefined ? ['market'] : [];
-    return { record: parseProduct(bodies, requestedSlugs(p)), missing };
+    const { record, marketSource } = parseProductWithSource(bodies, requestedSlugs(p), resolveLocale(p).currency);
+    const marketFailed = bodies.market === null && bodies.marketError !== undefined;
+    // The offers of the page's JSON-LD give the asks only: what else the market request would have given is missing.
+    const missing = !marketFailed ? [] : marketSource === 'offers' ? [...PARTS_NOT_IN_OFFERS] : ['market'];
+    return { record, missing };
   },
   // A stockx.com URL (any locale prefix, any query string) is its slug; a UUID stays a UUID (its slug is unknown
   // until fetched). Locale parameters are kept as given: their defaults depend on each other.
   canonicalParams: (p) => {
     const ref = parseProductQuery(p.query);
-    return { ...p, query: ref.kind === 'slug' ? ref.slug : ref.uuid };
+    const canonical = { ...p, query: ref.kind === 'slug' ? ref.slug : ref.uuid };
+    // `en` and the locale it completes to (en-US in the US) are one lookup.
+    if (p.language !== undefined) canonical.language = completeLanguage(p.language, p.country ?? 'US');
+    return canonical;
   },
   identify: (record, p) => {
     const locale = resolveLocale(p);

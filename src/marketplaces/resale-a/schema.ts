@@ -8,12 +8,19 @@
  * - `market` is null when no market data could be had (product pages carry none since 2024-10 and the market query
  *   failed: the response then carries `X-Missing-Parts: market`);
  * - `sku` is null where StockX's `styleId` is empty (apparel); other catalog strings are null where the node lacks them.
+ *
+ * Beyond the spec: `productId` beside `id` on hits and products (the same UUID): Retailed clients validate answers
+ * with schemas that require it (issue 29).
  */
 import { z } from 'zod';
 
 /** UUID-shaped StockX identifiers (8-4-4-4-12 hex; StockX does not promise an RFC version digit). */
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidString = z.string().regex(UUID_PATTERN).describe('StockX product id (UUID)');
+const productIdString = z
+  .string()
+  .regex(UUID_PATTERN)
+  .describe("StockX's product UUID, the same as `id` (beyond the spec: Retailed clients read `productId`)");
 const nullableString = (what: string) => z.string().nullable().describe(`${what}; null when StockX has none`);
 const nullableUrl = (what: string) => z.string().nullable().describe(`${what} (URL); null when StockX has none`);
 const price = (what: string) =>
@@ -26,6 +33,7 @@ const count = (what: string) => z.number().nullable().describe(`${what}; null wh
 export const searchHitSchema = z
   .object({
     id: uuidString,
+    productId: productIdString,
     slug: z.string().describe('URL key: https://stockx.com/{slug}'),
     name: z.string().describe('Full title, e.g. "Nike Dunk Low Retro White Black"'),
     sku: nullableString('Style id (SKU), e.g. DD1391-100'),
@@ -98,6 +106,7 @@ export type Variant = z.output<typeof variantSchema>;
 export const productSchema = z
   .object({
     id: uuidString,
+    productId: productIdString,
     slug: z.string().describe('URL key: https://stockx.com/{slug}'),
     name: z.string().describe('Full title'),
     primary_category: nullableString('Primary category, e.g. "Nike Apparel"'),

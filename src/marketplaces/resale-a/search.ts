@@ -51,7 +51,8 @@ export const resaleASearch = defineOperation({
     'Up to 10 products, in StockX\'s "featured" order, from the site\'s GraphQL `browse` with a selection set that ' +
     'asks for the SKU (`styleId`) and the Colorway trait. A size (variant) hit — StockX returns those for slug and ' +
     'barcode queries — is given as its product. Without `query`: the default listing (featured products). ' +
-    '`sku`, `colorway`, `category`, `brand` and `image` are null where StockX has no value (e.g. apparel without a style id).',
+    '`sku`, `colorway`, `category`, `brand` and `image` are null where StockX has no value (e.g. apparel without a style id). ' +
+    '`productId` (beyond the spec) repeats `id` for Retailed clients that require it.',
   params,
   record: searchRecordSchema,
   cacheClass: 'searches',
@@ -60,6 +61,7 @@ export const resaleASearch = defineOperation({
     response: [
       {
         id: '990e8bca-1397-4593-a9ac-f0d7a9323806',
+        productId: '990e8bca-1397-4593-a9ac-f0d7a9323806',
         slug: 'adidas-yeezy-slide-slate-grey',
         name: 'adidas Yeezy Slide Slate Grey',
         sku: 'ID2350',

@@ -6,8 +6,10 @@ import {
   DOMAINS,
   SEARCH_PARAM_MAP,
   buildSearchUrl,
+  canonicalSearchParams,
   hostFor,
   mappingTableMarkdown,
+  pageSizeOf,
   searchParamsSchema,
 } from './search-params.js';
 
@@ -62,7 +64,7 @@ const issues = (input: Record<string, string>) => {
 };
 
 describe('the mapping table', () => {
-  it('covers exactly the spec filter parameters, plus the spec table and query', () => {
+  it("covers exactly the spec filter parameters, plus the spec table, query, and Retailed clients' pageSize and limit", () => {
     expect(SEARCH_PARAM_MAP.map((m) => m.param)).toEqual(SPEC_FILTERS);
     expect(Object.keys(searchParamsSchema.shape).sort()).toEqual(
       [
@@ -76,6 +78,8 @@ describe('the mapping table', () => {
         'page',
         'price_from',
         'price_to',
+        'pageSize',
+        'limit',
         ...SPEC_FILTERS,
       ].sort(),
     );
@@ -276,5 +280,30 @@ describe('filters by label (issue 19)', () => {
     const found = issues({ model: 'Submariner' });
     expect(found[0]!.param).toBe('model');
     expect(found[0]!.message).toMatch(/closest: Submariner Date \(981\), Submariner \(No Date\) \(2460\)/);
+  });
+});
+
+describe('page size: page_size, its alias pageSize, and limit', () => {
+  const parse = (q: Record<string, string>) => searchParamsSchema.parse(q);
+  it.each([
+    [{}, '60'],
+    [{ page_size: '120' }, '120'],
+    [{ pageSize: '30' }, '30'],
+    [{ pageSize: '30', page_size: '30' }, '30'],
+    [{ limit: '1' }, '30'],
+    [{ limit: '30' }, '30'],
+    [{ limit: '31' }, '60'],
+    [{ limit: '120' }, '120'],
+    [{ limit: '10', page_size: '60' }, '60'],
+  ])('%j → pageSize=%s upstream', (q, size) => {
+    expect(pageSizeOf(parse(q))).toBe(size);
+    expect(new URL(buildSearchUrl(parse(q))).searchParams.get('pageSize')).toBe(size);
+    expect(canonicalSearchParams(parse(q))).not.toHaveProperty('pageSize');
+    expect(canonicalSearchParams(parse(q)).page_size).toBe(size);
+  });
+
+  it('disagreeing spellings name pageSize; a limit over the page size names limit', () => {
+    expect(() => pageSizeOf(parse({ pageSize: '30', page_size: '60' }))).toThrow(/pageSize/);
+    expect(() => pageSizeOf(parse({ limit: '61', page_size: '60' }))).toThrow(/limit/);
   });
 });

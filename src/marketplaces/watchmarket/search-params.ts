@@ -303,6 +303,9 @@ function filterField(m: FilterMapping) {
 const intParam = (min: number, max: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
+/** How OpenAPI documents a page size: the integers 30, 60, 120. */
+const PAGE_SIZE_DOC = { type: 'integer', enum: PAGE_SIZES.map(Number) } as const;
+
 /** The query-string parameters of `watchmarket.search` (all arrive as strings; numbers are coerced). */
 export const searchParamsSchema = z
   .object({
@@ -334,10 +337,27 @@ export const searchParamsSchema = z
       .pipe(z.enum(DOMAINS, { error: `must be one of ${DOMAINS.join(', ')}` }))
       .default('com')
       .describe('Chrono24 country site: `www.chrono24.<domain>`'),
+    // No zod default: whether it was given decides how `pageSize` and `limit` combine with it (pageSizeOf).
     page_size: z
       .enum(PAGE_SIZES, { error: 'must be one of 30, 60, 120' })
-      .default('60')
-      .describe('Listings per page (`pageSize`): 30, 60 or 120'),
+      // Query-string text to validate, an integer to generated clients (`page_size: 30`).
+      .meta(PAGE_SIZE_DOC)
+      .optional()
+      .describe('Listings per page (`pageSize`): 30, 60 or 120. Default 60, or the smallest that holds `limit`'),
+    pageSize: z
+      .enum(PAGE_SIZES, { error: 'must be one of 30, 60, 120' })
+      .meta(PAGE_SIZE_DOC)
+      .optional()
+      .describe(
+        'Alias of `page_size`, as Retailed clients send it (camelCase); the same answer. Both given: they must agree',
+      ),
+    limit: intParam(1, 120)
+      .optional()
+      .describe(
+        'At most this many results (1–120): the page is fetched with the smallest page size that holds them ' +
+          '(30, 60 or 120; `page` counts pages of that size) and the answer is cut to `limit` listings, `price_stats` ' +
+          'computed from those. With `page_size`, it must not exceed it',
+      ),
     sort_by: z
       .enum(['relevance', 'price_asc', 'price_desc', 'age_desc', 'age_asc'], {
         error: 'must be one of relevance, price_asc, price_desc, age_desc, age_asc',
@@ -357,6 +377,34 @@ export const searchParamsSchema = z
   })
   .strict();
 export type SearchParams = z.output<typeof searchParamsSchema>;
+export type PageSize = (typeof PAGE_SIZES)[number];
+
+/**
+ * The page size to fetch: `page_size` or its alias `pageSize` (400 naming `pageSize` when they differ), else the
+ * smallest that holds `limit` (400 naming `limit` when it exceeds a given page size), else 60.
+ * @example pageSizeOf({ limit: 10 }) // '30'
+ */
+export function pageSizeOf(p: Pick<Partial<SearchParams>, 'page_size' | 'pageSize' | 'limit'>): PageSize {
+  if (p.pageSize !== undefined && p.page_size !== undefined && p.pageSize !== p.page_size) {
+    throw invalidParam('pageSize', `is an alias of page_size, which is ${p.page_size}; send one of them`);
+  }
+  const given = p.page_size ?? p.pageSize;
+  if (p.limit === undefined) return given ?? '60';
+  if (given !== undefined && p.limit > Number(given)) {
+    throw invalidParam('limit', `must not exceed the page size (${given})`);
+  }
+  return given ?? PAGE_SIZES.find((size) => Number(size) >= p.limit!)!;
+}
+
+/**
+ * The parameters in one spelling: `pageSize` folded into `page_size` (with its default), so that both spellings and
+ * the default make one cache entry and one search identity.
+ * @example canonicalSearchParams(searchParamsSchema.parse({ pageSize: '30' })).page_size // '30'
+ */
+export function canonicalSearchParams(p: SearchParams): SearchParams {
+  const { pageSize: _alias, ...rest } = p;
+  return { ...rest, page_size: pageSizeOf(p) };
+}
 
 /** The host of a domain code. */
 export function hostFor(domain: string): string {
@@ -378,7 +426,7 @@ export function buildSearchUrl(p: SearchParams): string {
   q.set('dosearch', 'true');
   if (p.query) q.set('query', p.query);
   q.set('currencyId', p.currency);
-  q.set('pageSize', p.page_size);
+  q.set('pageSize', pageSizeOf(p));
   q.set('showpage', String(p.page));
   const sort = SORT_ORDERS[p.sort_by];
   if (sort) q.set('sortorder', sort);
@@ -421,7 +469,8 @@ export function mappingTableMarkdown(): string {
     '| `domain` | host `www.chrono24.<domain>` | ' + DOMAINS.join(', ') + ' |',
     '| `currency` | `currencyId` | default EUR |',
     '| `language` | `Accept-Language` header | the site language follows the domain |',
-    '| `page_size` | `pageSize` | 30, 60, 120 |',
+    '| `page_size` (or `pageSize`) | `pageSize` | 30, 60, 120; default 60 |',
+    '| `limit` | `pageSize` (the smallest holding it) | 1–120; the answer is cut to `limit` listings |',
     '| `page` | `showpage` | |',
     '| `sort_by` | `sortorder` | relevance omitted, price_asc 1, price_desc 11, age_desc 5, age_asc → 400 |',
     '| `max_age_in_days` | `maxAgeInDays` | 0 = omitted |',

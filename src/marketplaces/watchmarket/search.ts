@@ -3,9 +3,23 @@ import { complete, defineOperation } from '../../operations/types.js';
 import { searchKey } from '../../operations/search-key.js';
 import { expectOk } from '../../upstream/expect.js';
 import type { UpstreamResponse } from '../../upstream/http-client.js';
-import { canonicalUrlOf, pagedCanonicalUrl, parseSearchPage, statedPage, type SearchBodies } from './parse.js';
-import { searchResultSchema } from './schema.js';
-import { acceptLanguage, buildSearchUrl, mappingTableMarkdown, searchParamsSchema } from './search-params.js';
+import {
+  canonicalUrlOf,
+  pagedCanonicalUrl,
+  parseSearchPage,
+  priceStats,
+  statedPage,
+  type SearchBodies,
+} from './parse.js';
+import { searchResultSchema, type SearchResult } from './schema.js';
+import {
+  acceptLanguage,
+  buildSearchUrl,
+  canonicalSearchParams,
+  mappingTableMarkdown,
+  pageSizeOf,
+  searchParamsSchema,
+} from './search-params.js';
 
 const DESCRIPTION = `Searches Chrono24 listings and parses the results page (Chrono24 has no JSON search API).
 
@@ -18,8 +32,12 @@ ${mappingTableMarkdown()}
 **Redirects.** A recognised query lands on Chrono24's canonical brand or model page (e.g. \`query=Rolex Submariner\`
 → \`/rolex/submariner--mod1.htm\`); that page is parsed and \`url\` is the page fetched after redirects.
 
-**price_stats** are computed by marketlens from the priced listings on the returned page: Chrono24 states no
-median or average (its JSON-LD low/high cover the same page only). \`total_results\` is the count the page states.
+**price_stats** are computed by marketlens from the priced listings on the returned page (with \`limit\`, from the
+listings returned): Chrono24 states no median or average (its JSON-LD low/high cover the same page only).
+\`total_results\` is the count the page states.
+
+**limit** (Retailed clients send it): at most that many listings, fetched with the smallest page size that holds them;
+\`pagination\` stays that of the page fetched (pages of that size).
 
 **Blocks.** Chrono24 sits behind Cloudflare; a challenge page answers 503 \`upstream_blocked\`.`;
 
@@ -79,11 +97,13 @@ export const watchmarketSearch = defineOperation({
     return { url: res.url, pages: [res.body] };
   },
   parse(bodies: SearchBodies, p) {
-    return complete(parseSearchPage(bodies, p.page ?? 1, p.page_size === undefined ? undefined : Number(p.page_size)));
+    const result = parseSearchPage(bodies, p.page ?? 1, Number(pageSizeOf(p)));
+    return complete(p.limit === undefined ? result : cutToLimit(result, p.limit));
   },
+  canonicalParams: canonicalSearchParams,
   // Prices show a symbol (`$`); the requested currency is their ISO 4217 code. The site's language follows the domain.
   identify: (_record, p) => ({
-    id: searchKey(p),
+    id: searchKey(canonicalSearchParams(p)),
     country: null,
     currency: p.currency,
     locale: p.language.replace('_', '-'),
@@ -99,3 +119,9 @@ export const watchmarketSearch = defineOperation({
     return { url, pages };
   },
 });
+
+/** The first `limit` listings of a page, their price_stats recomputed; the page's own count and pagination kept. */
+function cutToLimit(result: SearchResult, limit: number): SearchResult {
+  const results = result.results.slice(0, limit);
+  return { ...result, stats: { ...result.stats, price_stats: priceStats(results) }, results };
+}
