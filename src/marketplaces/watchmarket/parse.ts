@@ -19,6 +19,8 @@ import type { Listing, SearchResult } from './schema.js';
 export interface SearchBodies {
   url: string;
   pages: string[];
+  /** The page size the pages were fetched with (a live fetch states it; a saved page may not know it). */
+  pageSize?: number;
 }
 
 interface PartResult {

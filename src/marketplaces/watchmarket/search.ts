@@ -94,10 +94,14 @@ export const watchmarketSearch = defineOperation({
       const paged = pagedCanonicalUrl(res.url, shown.current, p.page);
       if (paged !== null) res = await get(paged, 'search_page');
     }
-    return { url: res.url, pages: [res.body] };
+    return { url: res.url, pages: [res.body], pageSize: Number(pageSizeOf(p)) };
   },
   parse(bodies: SearchBodies, p) {
-    const result = parseSearchPage(bodies, p.page ?? 1, Number(pageSizeOf(p)));
+    // Checked against the size the pages were fetched with; a saved page parsed offline, without one and without
+    // a size asked for, is not held to a size nobody asked for.
+    const asked = p.page_size !== undefined || p.pageSize !== undefined || p.limit !== undefined;
+    const pageSize = bodies.pageSize ?? (asked ? Number(pageSizeOf(p)) : undefined);
+    const result = parseSearchPage(bodies, p.page ?? 1, pageSize);
     return complete(p.limit === undefined ? result : cutToLimit(result, p.limit));
   },
   canonicalParams: canonicalSearchParams,
