@@ -5,11 +5,13 @@
  * per key; deleting one makes room for one.
  */
 import type { FastifyInstance } from 'fastify';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { trackedByOwner } from '../src/history/track-cap.js';
 import { testApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
-import { createTestDatabase, engineAvailable, ENGINES, type TestDatabase } from './support/stores.js';
+import { createTestDatabase, engineAvailable, ENGINES, openTestStore, type TestDatabase } from './support/stores.js';
 
 const KEY_A = 'ml_caps_key_a_0123456789abcdefghijk';
 const KEY_B = 'ml_caps_key_b_0123456789abcdefghijk';
@@ -99,5 +101,27 @@ describe.each(ENGINES)('%s', (engine) => {
     await expectCapHolds(track, /tracked products/, (id) =>
       apps[1]!.inject({ method: 'DELETE', url: `/api/v1/db/products/${id}`, headers: { 'x-api-key': KEY_A } }),
     );
+  });
+});
+
+// Counting a key's tracked products on every create must not read every job's payload (bench figure 8: 13 ms a
+// create at 10 000 jobs, on the event loop with SQLite): the count's plan uses the owner index of migration 0004.
+describe.each(ENGINES)('%s: the tracked-products count', (engine) => {
+  it.skipIf(!engineAvailable(engine))('reads the owner index, not every payload', async () => {
+    const store = await openTestStore(engine);
+    try {
+      const counted = trackedByOwner(store.db, engine, 'key_1').compile();
+      const plan = await store.db.transaction().execute(async (trx) => {
+        // PostgreSQL plans a sequential scan of a small table whatever its indexes: forbid it, so the plan shows
+        // whether an index can serve the count at all (as it must once the table is large).
+        if (engine === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);
+        const explain = engine === 'postgres' ? 'explain ' : 'explain query plan ';
+        const rows = await trx.executeQuery(CompiledQuery.raw(explain + counted.sql, [...counted.parameters]));
+        return JSON.stringify(rows.rows);
+      });
+      expect(plan).toMatch(/schedule_jobs_owner/);
+    } finally {
+      await store.close();
+    }
   });
 });

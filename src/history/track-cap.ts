@@ -9,6 +9,22 @@ import { addJob, type Job } from '../schedule/index.js';
 import type { Database, Engine } from '../store/index.js';
 import { TRACK_KIND, type TrackPayload } from './track.js';
 
+/**
+ * The number of `track` jobs `ownerKeyId` owns, as a query: the owner read with each engine's own JSON operator, in
+ * the very spelling the owner index is built on (migration 0004), so the count reads the index, not every payload.
+ */
+export function trackedByOwner(db: Kysely<Database>, engine: Engine, ownerKeyId: string) {
+  const owner =
+    engine === 'postgres'
+      ? sql<string>`(payload::json ->> 'ownerKeyId')`
+      : sql<string>`json_extract(payload, '$.ownerKeyId')`;
+  return db
+    .selectFrom('schedule_jobs')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('kind', '=', TRACK_KIND)
+    .where(owner, '=', ownerKeyId);
+}
+
 /** Adds the tracked product, or 409 `limit_reached` when its key already tracks `max`. */
 export async function addTrackedWithinCap(
   db: Kysely<Database>,
@@ -17,24 +33,12 @@ export async function addTrackedWithinCap(
   payload: TrackPayload & { ownerKeyId: string },
   intervalMs: number,
 ): Promise<Job> {
-  const owner =
-    engine === 'postgres'
-      ? sql<string>`(payload::json ->> 'ownerKeyId')`
-      : sql<string>`json_extract(payload, '$.ownerKeyId')`;
   return createWithinCap(
     db,
     engine,
     { what: 'tracked products', max },
     payload.ownerKeyId,
-    async (trx) => {
-      const r = await trx
-        .selectFrom('schedule_jobs')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('kind', '=', TRACK_KIND)
-        .where(owner, '=', payload.ownerKeyId)
-        .executeTakeFirstOrThrow();
-      return Number(r.n);
-    },
+    async (trx) => Number((await trackedByOwner(trx, engine, payload.ownerKeyId).executeTakeFirstOrThrow()).n),
     (trx) => addJob(trx, { kind: TRACK_KIND, payload, intervalMs }),
   );
 }
