@@ -13,16 +13,14 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { invalidParam, type MarketlensError } from '../errors.js';
+import { unstorableCharacter } from '../store/storable-text.js';
 import { hasPrototypeSegment } from '../util/prototype-keys.js';
-
-/** NUL, or a surrogate that is not half of a pair (the `u` flag reads a valid pair as one code point). */
-const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
 /** Why a text cannot be stored as sent, or undefined when it can. */
 export function unstorableReason(text: string): string | undefined {
-  const m = UNSTORABLE.exec(text);
-  if (!m) return undefined;
-  return m[0] === '\u0000'
+  const bad = unstorableCharacter(text);
+  if (bad === undefined) return undefined;
+  return bad === '\u0000'
     ? 'must not contain a NUL character (U+0000)'
     : 'must not contain a lone UTF-16 surrogate (not valid Unicode text)';
 }
