@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './repo-root.js';
@@ -72,8 +72,30 @@ async function lock(): Promise<void> {
     }
     const holder = Number(readFileSync(LOCK, 'utf8').trim());
     if (!(holder > 0) || !alive(holder)) rmSync(LOCK, { force: true });
-    else await new Promise((r) => setTimeout(r, 200)); // polls the holder's lock file until it is gone
+    else await lockReleased(holder);
   }
+}
+
+/**
+ * Resolves once the lock file is gone (a watcher on its folder), or once its holder died without removing it (the
+ * only thing a watcher cannot see: checked each second).
+ */
+function lockReleased(holder: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      watcher.close();
+      clearInterval(deathCheck);
+      resolve();
+    };
+    const watcher = watch(join(LOCK, '..'), () => {
+      if (!existsSync(LOCK)) done();
+    });
+    const deathCheck = setInterval(() => {
+      if (!alive(holder)) done();
+    }, 1000);
+    // Released between the failed take and the watcher's start: no event will come.
+    if (!existsSync(LOCK)) done();
+  });
 }
 
 export default async function setup(): Promise<void> {
