@@ -19,6 +19,7 @@ const USAGE = `marketlens — self-hosted product-data API
 
 Usage:
   marketlens serve                              run the HTTP service (MARKETLENS_HOST/PORT)
+  marketlens --version                          the installed version
   marketlens keys create [--name N] [--rate 600/min] [--daily N] [--monthly N]
   marketlens keys list                          ids, names, prefixes, status, usage (never the keys)
   marketlens keys revoke <id|prefix>
@@ -65,6 +66,11 @@ async function main(args: string[]): Promise<number> {
       return (await import('./status/doctor-command.js')).doctorCommand(loadConfig(), rest);
     case 'track':
       return (await import('./history/track-cli.js')).trackCommand(loadConfig(), rest);
+    case '--version':
+    case '-v':
+    case 'version':
+      console.log((await import('./version.js')).VERSION);
+      return 0;
     case undefined:
     case 'help':
     case '--help':

@@ -2,6 +2,8 @@
  * The service core over HTTP (issue "Service core"): routes from the registry, auth, the one error shape, request ids,
  * health, metrics, docs, and resale-b prices end to end against a fake GOAT.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { aliasPath, allOperations } from '../src/operations/registry.js';
 import { auth, testApp, TEST_KEY } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
+import { REPO_ROOT } from './support/repo-root.js';
 
 const PRICES = '/api/v1/scraper/resale-b/prices';
 const BUY_BAR = '/web-api/v1/product_variants/buy_bar_data';
@@ -182,7 +185,8 @@ describe('service core', () => {
   });
 
   it('serves /healthz and /readyz without a key, and /readyz turns 503 when shutting down', async () => {
-    expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok', version });
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
     app.marketlens.state.ready = false;
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(503);

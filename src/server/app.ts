@@ -41,8 +41,8 @@ import { SeriesCounter, type CounterSeries } from './series-metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
+import { VERSION } from '../version.js';
 
-export const VERSION = '0.1.0';
 
 export interface AppDeps {
   config: Config;
@@ -264,7 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOpenApi(app, VERSION, config.publicUrl);
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
   // are configured to refuse requests without Redis (MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR=deny). The database down
   // is reported the same way: lookups answer, keys are checked in memory, and history, usage counts and alerts wait

@@ -15,6 +15,7 @@ import { MARKETPLACE_DESCRIPTORS } from '../marketplaces/catalog.js';
 import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 import { judgeAnswer } from './block-detection.js';
 import type { HttpClient, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
+import { VERSION } from '../version.js';
 
 interface HarNameValue {
   name: string;
@@ -104,7 +105,7 @@ export class HarRecorder {
 }
 
 export function emptyHar(): Har {
-  return { log: { version: '1.2', creator: { name: 'marketlens', version: '0.1.0' }, entries: [] } };
+  return { log: { version: '1.2', creator: { name: 'marketlens', version: VERSION }, entries: [] } };
 }
 
 function toEntry(req: UpstreamRequest, res: UpstreamResponse, started: Date, ms: number): HarEntry {

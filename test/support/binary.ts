@@ -60,7 +60,17 @@ export interface Served {
  */
 export async function startServe(env: Record<string, string>): Promise<Served> {
   const [cmd, argv] = CLI_COMMAND(['serve']);
-  const child = spawn(cmd, argv, { env: cleanEnv(env), cwd: tmpdir() });
+  return startCommand(cmd, argv, env);
+}
+
+/** Starts any command that runs the service (an installed copy's bin, `npm start`); resolves once it listens. */
+export async function startCommand(
+  cmd: string,
+  argv: string[],
+  env: Record<string, string>,
+  cwd = tmpdir(),
+): Promise<Served> {
+  const child = spawn(cmd, argv, { env: cleanEnv(env), cwd });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
