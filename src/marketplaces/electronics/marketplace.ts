@@ -14,7 +14,13 @@ export const electronicsMarketplace = defineMarketplace({
   warmUpHosts: ['www.bestbuy.com'],
   browserByDefault: false,
   // The official Products API takes a key (optional: without one the web sources alone make the record).
-  settings: { MARKETLENS_BESTBUY_API_KEY: z.string().min(1).optional() },
+  settings: {
+    MARKETLENS_BESTBUY_API_KEY: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'Optional official Best Buy Products API key (developer.bestbuy.com).' }),
+  },
   // Akamai's own cookies named in a page that is not a product page (the generic Akamai marker covers "Access Denied").
   blockMarkers: [{ name: 'Akamai challenge', test: /_abck|bm_sz|sec-if-cpt-container/i, decisive: false }],
   // Product pages of every generation carry a SKU id (component JSON, initializer, Apollo); APIs answer JSON.
