@@ -35,6 +35,7 @@ import { HitPath, installHitPath } from './hit-path.js';
 import { AccessLog } from './access-log.js';
 import { bufferedStdout } from './log-destination.js';
 import { guardedValidatorCompiler } from './request-input-guard.js';
+import { trustProxyFn } from './trust-proxy.js';
 import { requestIdOf } from './request-id.js';
 import { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
@@ -42,7 +43,6 @@ import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
 import { VERSION } from '../version.js';
-
 
 export interface AppDeps {
   config: Config;
@@ -111,7 +111,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logOut = deps.logStream ? undefined : bufferedStdout();
   const logStream = deps.logStream ?? logOut!.stream;
   const accessLog = new AccessLog(logStream, config.logLevel);
+  // Behind a reverse proxy (MARKETLENS_TRUST_PROXY): client address, scheme and host from X-Forwarded-*.
+  const trustProxy = trustProxyFn(config.trustProxy);
   const app = Fastify({
+    trustProxy: trustProxy ?? false,
     logger: {
       level: config.logLevel,
       redact: {
@@ -347,6 +350,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       keyOf: callerKey(keys),
       limits,
       accessLog,
+      trustProxy,
       observer: (url) => metrics.requestObserver(url, 'GET'),
       ready: () => state.ready,
       log: app.log,

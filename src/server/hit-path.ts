@@ -21,12 +21,15 @@ import type { LookupResult } from '../operations/lookup.js';
 import type { AccessLog } from './access-log.js';
 import { forEachLookupHeader, JSON_TYPE, type HitRoute } from './operation-routes.js';
 import { requestIdOf } from './request-id.js';
+import { clientAddress, type TrustProxyFn } from './trust-proxy.js';
 
 export interface HitPathDeps {
   routes: Map<string, HitRoute>;
   keyOf: (headers: IncomingMessage['headers']) => StoredKey;
   limits: KeyLimits;
   accessLog: AccessLog;
+  /** MARKETLENS_TRUST_PROXY: whose X-Forwarded-For names the client in the access line (as Fastify's `req.ip`). */
+  trustProxy?: TrustProxyFn;
   /** `marketlens_http_requests_total` and its latency for one route's GET. */
   observer: (url: string) => (status: number, seconds: number) => void;
   /** False once shutdown began (answers then close their connection: Fastify's onSend does that). */
@@ -129,7 +132,7 @@ export class HitPath {
     res.end(body);
     const ms = performance.now() - started;
     hit.observe(200, ms / 1000);
-    deps.accessLog.completed(id, 'GET', url, req.socket.remoteAddress, 200, ms);
+    deps.accessLog.completed(id, 'GET', url, clientAddress(req, deps.trustProxy), 200, ms);
     this.served++;
     return true;
   }

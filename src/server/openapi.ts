@@ -133,9 +133,12 @@ type OpenApiDocument = Record<string, any>;
 /** A Host header we are willing to echo into `servers` (name or IP, optional port); anything else → relative. */
 const SANE_HOST = /^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
 
-/** The base URL this request reached us at: its scheme and Host; `/` (relative) when the Host is not a plain host. */
+/**
+ * The base URL this request reached us at: its scheme and Host (X-Forwarded-Proto/-Host from a trusted proxy,
+ * MARKETLENS_TRUST_PROXY); `/` (relative) when the host is not a plain host.
+ */
 function requestOrigin(req: FastifyRequest): string {
-  const host = req.headers.host;
+  const host = req.host;
   return host && SANE_HOST.test(host) ? `${req.protocol}://${host}` : '/';
 }
 
