@@ -29,7 +29,8 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     MARKETLENS_HOST=0.0.0.0 \
     MARKETLENS_PORT=8080 \
-    MARKETLENS_DATA_DIR=/data
+    MARKETLENS_DATA_DIR=/data \
+    PATH=/app/bin:$PATH
 WORKDIR /app
 COPY --from=deps /app/node_modules node_modules
 COPY --from=build /app/dist dist

@@ -4,7 +4,7 @@
  */
 // First, before any other module allocates: the V8 flags the service runs with (every entry point comes through here).
 import './v8-flags.js';
-import { mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
 import { MarketlensError } from './errors.js';
@@ -12,6 +12,7 @@ import { InvalidKeyOptions, type KeyStore } from './keys/key-store.js';
 import { openKeys } from './keys/open-keys.js';
 import { readUsageCounts } from './limits/usage-report.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
+import { StartupError, listenFailure } from './startup-error.js';
 import { UsageError } from './usage-error.js';
 import { StoreError, migrateToLatest, migrationStatus, openStore, type Store } from './store/index.js';
 
@@ -148,7 +149,14 @@ async function serve(config: Config): Promise<number> {
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
   }
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    // Port in use, an address this machine lacks: one line naming the setting (main prints it), after the database
+    // and every other resource the app opened are released, so the process can exit.
+    await app.close();
+    throw listenFailure(e, config.host, config.port);
+  }
   return -1; // keep running
 }
 
@@ -158,8 +166,19 @@ async function showFirstKey(keyStore: KeyStore): Promise<void> {
   const { key } = await keyStore.create('generated on first start');
   process.stdout.write(
     `\n  No API key was configured, so one was created. It is shown only this once:\n\n      ${key}\n\n` +
-      `  Send it as the x-api-key header. Manage keys with \`marketlens keys\`.\n\n`,
+      `  Send it as the x-api-key header. Manage keys with \`${cliCommand()} keys\`.\n\n`,
   );
+}
+
+/**
+ * How to run this CLI from where it was started: `npm run marketlens --` in a checkout (its bin is not on PATH there),
+ * `marketlens` where it is installed (npm's global bin, the Docker image's PATH).
+ */
+function cliCommand(): string {
+  if (process.env.npm_lifecycle_event === 'start' || existsSync(resolvePath(process.cwd(), 'src/cli.ts'))) {
+    return 'npm run marketlens --';
+  }
+  return 'marketlens';
 }
 
 /** A CLI process needs one or two connections, not a server's pool. */
@@ -416,6 +435,7 @@ main(process.argv.slice(2)).then(
   (e: unknown) => {
     if (
       e instanceof ConfigError ||
+      e instanceof StartupError ||
       e instanceof UsageError ||
       e instanceof StoreError ||
       e instanceof InvalidKeyOptions

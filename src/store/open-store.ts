@@ -119,7 +119,9 @@ function openSqliteFile(file: string, dataDir: string): Store {
     if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
     raw = new SqliteDatabase(file);
   } catch (e) {
-    throw new StoreError(`Cannot open the database file ${file}: ${(e as Error).message}`);
+    throw new StoreError(
+      `Cannot open the database file ${file}: ${(e as Error).message} (the data directory must be a writable folder: set MARKETLENS_DATA_DIR)`,
+    );
   }
   try {
     raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -173,7 +175,9 @@ async function openPostgres(url: string, options: OpenStoreOptions, log?: Logger
     await sql`select 1`.execute(db);
   } catch (e) {
     await db.destroy().catch(() => undefined);
-    throw new StoreError(`Cannot reach the PostgreSQL database ${where}: ${(e as Error).message}`);
+    throw new StoreError(
+      `Cannot reach the PostgreSQL database ${where}: ${(e as Error).message} (start it, or set MARKETLENS_DATABASE_URL)`,
+    );
   }
   let closed = false;
   return {

@@ -77,13 +77,19 @@ export function copies(s: Stage): Copy[] {
     });
 }
 
-/** `ENV A=1 B=2` lines → { A: '1', B: '2' } (unquoted values, as the Dockerfile writes them). */
-export function envOf(s: Stage): Record<string, string> {
+/**
+ * `ENV A=1 B=2` lines → { A: '1', B: '2' } (unquoted values, as the Dockerfile writes them); `$NAME` expands from
+ * earlier ENV values, then from `base` (the base image's environment: here, this process's).
+ */
+export function envOf(s: Stage, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const i of s.instructions.filter((x) => x.keyword === 'ENV')) {
     for (const pair of i.args.split(/\s+/)) {
       const eq = pair.indexOf('=');
-      if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+      if (eq <= 0) continue;
+      env[pair.slice(0, eq)] = pair
+        .slice(eq + 1)
+        .replace(/\$(\w+)/g, (_m, name: string) => env[name] ?? base[name] ?? '');
     }
   }
   return env;
