@@ -12,6 +12,7 @@ import { InvalidKeyOptions, type KeyStore } from './keys/key-store.js';
 import { openKeys } from './keys/open-keys.js';
 import { readUsageCounts } from './limits/usage-report.js';
 import { OPERATION_NAMES, type Operation } from './operations/types.js';
+import { printRecord, printRows, takeFormat } from './cli-output.js';
 import { StartupError, listenFailure } from './startup-error.js';
 import { UsageError } from './usage-error.js';
 import { StoreError, migrateToLatest, migrationStatus, openStore, type Store } from './store/index.js';
@@ -36,8 +37,10 @@ Usage:
   marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]
                                                 one known lookup per operation, live: what answers, through which tier
 
-Global flag:
+Global flags:
   --replay FILE.har                             answer upstream requests from a HAR file instead of the network
+  --json | --table                              keys, db and track output: JSON (the default when piped) or a table
+                                                (the default on a terminal); keys are snake_case, as in the API
 
 Operations: ${OPERATION_NAMES.join(', ')}
 Configuration: MARKETLENS_* environment variables or .env (see README).`;
@@ -221,7 +224,8 @@ function wholeNumber(flag: string, value: string | undefined): number | undefine
   return Number(value);
 }
 
-async function keys(config: Config, args: string[]): Promise<number> {
+async function keys(config: Config, words: string[]): Promise<number> {
+  const { args, format } = takeFormat(words);
   const [sub, ...rest] = args;
   if (sub === 'create') {
     // Validate everything before touching the database: a bad flag stores nothing.
@@ -237,7 +241,7 @@ async function keys(config: Config, args: string[]): Promise<number> {
     const { key, record } = await withStore(config, async (store) =>
       (await openKeys(store, config, quietLog, false)).create(f.name ?? 'default', limits),
     );
-    console.log(JSON.stringify({ id: record.id, name: record.name, key }, null, 2));
+    printRecord({ id: record.id, name: record.name, key }, format);
     console.error('Store this key now: only its hash is kept.');
     return 0;
   }
@@ -264,7 +268,7 @@ async function keys(config: Config, args: string[]): Promise<number> {
         used_this_month: usage.get(k.id)?.used_this_month ?? 0,
       }));
     });
-    console.log(JSON.stringify(rows, null, 2));
+    printRows(rows, format);
     return 0;
   }
   if (sub === 'revoke' && rest[0]) {
@@ -275,20 +279,21 @@ async function keys(config: Config, args: string[]): Promise<number> {
       console.error(`No single stored key matches "${rest[0]}" (use an id or prefix from \`marketlens keys list\`).`);
       return 1;
     }
-    console.log(JSON.stringify({ id: k.id, revoked_at: k.revoked_at }));
+    printRecord({ id: k.id, revoked_at: k.revoked_at }, format);
     return 0;
   }
-  console.error('Usage: marketlens keys create|list|revoke <id|prefix>');
+  console.error('Usage: marketlens keys create|list|revoke <id|prefix> [--json|--table]');
   return 2;
 }
 
-async function db(config: Config, args: string[]): Promise<number> {
+async function db(config: Config, words: string[]): Promise<number> {
+  const { args, format } = takeFormat(words);
   const [sub, file] = args;
   if (sub === 'migrate') {
     const store = await openStore(config, quietLog, { migrate: false, poolSize: CLI_POOL });
     try {
       const applied = await migrateToLatest(store.db, store.where);
-      console.log(JSON.stringify({ engine: store.engine, database: store.where, applied }, null, 2));
+      printRecord({ engine: store.engine, database: store.where, applied }, format);
       return 0;
     } finally {
       await store.close();
@@ -301,7 +306,11 @@ async function db(config: Config, args: string[]): Promise<number> {
         name: m.name,
         applied_at: m.executedAt?.toISOString() ?? null,
       }));
-      console.log(JSON.stringify({ engine: store.engine, database: store.where, migrations }, null, 2));
+      if (format === 'json') printRecord({ engine: store.engine, database: store.where, migrations }, format);
+      else {
+        printRecord({ engine: store.engine, database: store.where }, format);
+        printRows(migrations, format);
+      }
       return 0;
     } finally {
       await store.close();
@@ -318,7 +327,7 @@ async function db(config: Config, args: string[]): Promise<number> {
       mkdirSync(dirname(target), { recursive: true });
       // better-sqlite3's online backup: a consistent copy while servers keep reading and writing.
       await store.sqlite.backup(target);
-      console.log(JSON.stringify({ database: store.where, backup: target }));
+      printRecord({ database: store.where, backup: target }, format);
       return 0;
     });
   }

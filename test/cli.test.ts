@@ -101,6 +101,66 @@ describe('marketlens keys', () => {
     expect(JSON.parse(run(['keys', 'list'], { MARKETLENS_DATA_DIR: dataDir }).stdout)[0].status).toBe('revoked');
     expect(run(['keys', 'revoke', 'nope'], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(1);
   }, 60_000);
+
+  it('lists as a table on request (the default on a terminal) and as JSON with --json (the default in a pipe)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-cli-'));
+    const { id, key } = JSON.parse(
+      run(['keys', 'create', '--name', 'bob', '--daily', '5'], { MARKETLENS_DATA_DIR: dataDir }).stdout,
+    );
+    const table = run(['keys', 'list', '--table'], { MARKETLENS_DATA_DIR: dataDir });
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toContain(key);
+    const [header, row, ...more] = table.stdout.trimEnd().split('\n');
+    expect(more).toEqual([]);
+    expect(header!.split(/\s+/)).toEqual([
+      'id',
+      'name',
+      'prefix',
+      'source',
+      'status',
+      'created_at',
+      'revoked_at',
+      'rate_limit',
+      'daily_quota',
+      'monthly_quota',
+      'used_today',
+      'used_this_month',
+    ]);
+    // Each value starts under its column's name.
+    const cell = (name: string) => row!.slice(header!.indexOf(name)).split(/\s+/)[0];
+    expect(cell('id')).toBe(id);
+    expect(cell('name')).toBe('bob');
+    expect(cell('status')).toBe('active');
+    expect(cell('revoked_at')).toBe('-');
+    expect(cell('daily_quota')).toBe('5');
+    const json = run(['keys', 'list', '--json'], { MARKETLENS_DATA_DIR: dataDir });
+    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ id, name: 'bob', daily_quota: 5 })]);
+    expect(run(['keys', 'list', '--json', '--table'], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(2);
+  }, 60_000);
+});
+
+describe('marketlens track', () => {
+  it('adds, lists and removes tracked products, in snake_case as every other listing', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-cli-'));
+    const added = run(['track', 'add', 'resale-b.prices', 'query=1341930', '--interval', '15m', '--json'], {
+      MARKETLENS_DATA_DIR: dataDir,
+    });
+    expect(added.code, added.stderr).toBe(0);
+    const job = JSON.parse(added.stdout);
+    expect(job).toMatchObject({ operation: 'resale-b.prices', params: { query: '1341930' }, interval: 900 });
+    const listed = JSON.parse(run(['track', 'list'], { MARKETLENS_DATA_DIR: dataDir }).stdout);
+    expect(listed).toEqual([job]);
+    for (const name of Object.keys(job)) expect(name).toMatch(/^[a-z_]+$/);
+    expect(Object.keys(job)).toEqual(
+      expect.arrayContaining(['next_run_at', 'last_run_at', 'last_error', 'created_at']),
+    );
+    expect(Date.parse(job.next_run_at)).toBeGreaterThan(0);
+    const table = run(['track', 'list', '--table'], { MARKETLENS_DATA_DIR: dataDir }).stdout.split('\n');
+    expect(table[0]).toMatch(/^id\s+operation\s+params\s+interval\s+next_run_at\s/);
+    expect(table[1]).toContain(JSON.stringify(job.params));
+    expect(run(['track', 'remove', job.id], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(0);
+    expect(run(['track', 'list', '--table'], { MARKETLENS_DATA_DIR: dataDir }).stdout.trim()).toBe('(none)');
+  }, 60_000);
 });
 
 describe('marketlens lookup / parse', () => {

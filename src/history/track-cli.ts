@@ -6,6 +6,7 @@
  *   marketlens track list
  *   marketlens track remove <id>
  */
+import { printRecord, printRows, snakeCaseKeys, takeFormat } from '../cli-output.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import { addJob, listJobs, removeJob } from '../schedule/index.js';
@@ -13,10 +14,11 @@ import { openStore } from '../store/index.js';
 import { parseTrackRequest, TRACK_KIND, trackDoc } from './track.js';
 
 export const TRACK_USAGE = `marketlens track add <operation> key=value… [--interval 15m]
-marketlens track list
+marketlens track list [--json|--table]
 marketlens track remove <id>`;
 
-export async function trackCommand(config: Config, args: string[]): Promise<number> {
+export async function trackCommand(config: Config, words: string[]): Promise<number> {
+  const { args, format } = takeFormat(words);
   const [sub, ...rest] = args;
   if (sub !== 'add' && sub !== 'list' && sub !== 'remove') {
     console.error(`Usage:\n${TRACK_USAGE}`);
@@ -25,7 +27,11 @@ export async function trackCommand(config: Config, args: string[]): Promise<numb
   const store = await openStore(config);
   try {
     if (sub === 'list') {
-      console.log(JSON.stringify((await listJobs(store.db, TRACK_KIND)).map(trackDoc), null, 2));
+      // snake_case, as every other CLI listing (the HTTP route's answer keeps its documented shape).
+      printRows(
+        (await listJobs(store.db, TRACK_KIND)).map((job) => snakeCaseKeys(trackDoc(job))),
+        format,
+      );
       return 0;
     }
     if (sub === 'remove') {
@@ -47,7 +53,7 @@ export async function trackCommand(config: Config, args: string[]): Promise<numb
     }
     const { payload, intervalMs } = parseTrackRequest(body, null);
     const job = await addJob(store.db, { kind: TRACK_KIND, payload, intervalMs });
-    console.log(JSON.stringify(trackDoc(job), null, 2));
+    printRecord(snakeCaseKeys(trackDoc(job)), format);
     return 0;
   } catch (e) {
     if (e instanceof MarketlensError) {
