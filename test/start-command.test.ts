@@ -111,6 +111,8 @@ describe('the start command', () => {
     // beside a copy of the bin: the bin runs ../dist/cli.js.
     cpSync(join(ROOT, 'dist'), join(BUILD, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'bin/marketlens'), join(BUILD, 'bin/marketlens'));
+    // And package.json, as in every installed copy: the service reads its version there (src/version.ts).
+    cpSync(join(ROOT, 'package.json'), join(BUILD, 'package.json'));
     mkdirSync(TRACING_NODE_DIR);
     writeFileSync(
       join(TRACING_NODE_DIR, 'node'),
