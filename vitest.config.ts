@@ -19,6 +19,8 @@ const ALONE = [
   'test/hostile-input-fuzz-postgres.test.ts',
   // restarts its own PostgreSQL under lookup load and waits on recovery
   'test/db-outage.test.ts',
+  // a production install (npm ci --omit=dev), then /healthz within 5 s of the start
+  'test/production-install.test.ts',
 ];
 
 const shared = {
