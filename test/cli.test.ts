@@ -11,6 +11,7 @@ import { FakeUpstream } from './support/fake-upstream.js';
 import { sharedAvailable, sharedDir } from './support/shared.js';
 import { CLI_COMMAND, cleanEnv, runCli, startServe } from './support/binary.js';
 import { productSchema } from '../src/marketplaces/sportswear/schema.js';
+import { REPO_ROOT } from './support/repo-root.js';
 
 const env = (extra: Record<string, string>) => cleanEnv({ MARKETLENS_LOG_LEVEL: 'warn', ...extra });
 const serve = (extra: Record<string, string>) => startServe({ MARKETLENS_LOG_LEVEL: 'info', ...extra });
@@ -64,6 +65,8 @@ describe('marketlens serve', () => {
     const first = await serve(vars);
     const key = first.out().match(/\b(ml_[A-Za-z0-9_-]{43})\b/)?.[1];
     expect(key, first.out()).toBeDefined();
+    // Outside a checkout the installed command's name; in one (or under npm start) `npm run marketlens -- keys`.
+    expect(first.out()).toContain('Manage keys with `marketlens keys`.');
     // Only its hash is stored: no file of the data directory (the database and its WAL) holds the key.
     const files = readdirSync(dataDir);
     expect(files).toContain('marketlens.db');
@@ -82,6 +85,17 @@ describe('marketlens serve', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   }, 90_000);
+});
+
+describe('marketlens --version', () => {
+  it("prints package.json's version, as /healthz reports it", () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = run([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
 });
 
 describe('marketlens keys', () => {

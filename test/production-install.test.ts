@@ -151,6 +151,10 @@ describe('the production install (the Dockerfile deps and runtime stages)', () =
       );
       expect((await get(port, '/healthz')).status).toBe(200);
       expect(served.out()).not.toMatch(/compiling/);
+      // The banner's command works in this tree too (no tsx, no TypeScript: it runs dist).
+      expect(served.out()).toContain('Manage keys with `npm run marketlens -- keys`.');
+      const { stdout } = await run('npm', ['run', '--silent', 'marketlens', '--', '--version'], { cwd: APP });
+      expect(stdout.trim()).toBe(version);
     } finally {
       served?.child.kill('SIGTERM');
     }
