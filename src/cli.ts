@@ -43,7 +43,7 @@ Global flags:
                                                 (the default on a terminal); keys are snake_case, as in the API
 
 Operations: ${OPERATION_NAMES.join(', ')}
-Configuration: MARKETLENS_* environment variables or .env (see README).`;
+Configuration: MARKETLENS_* environment variables or .env (docs/configuration.md, .env.example).`;
 
 async function main(args: string[]): Promise<number> {
   const { argv, replay } = takeReplayFlag(args);
@@ -320,7 +320,9 @@ async function db(config: Config, words: string[]): Promise<number> {
     if (!file) throw new UsageError('Usage: marketlens db backup FILE');
     return withStore(config, async (store) => {
       if (!store.sqlite) {
-        console.error('This database is PostgreSQL: back it up with pg_dump (see README, "Backup and restore").');
+        console.error(
+          'This database is PostgreSQL: back it up with pg_dump (see docs/database.md, "Backup and restore").',
+        );
         return 1;
       }
       const target = resolvePath(file);
