@@ -215,7 +215,7 @@ const globalShape = {
   ),
   MARKETLENS_LOG_LEVEL: doc(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    'fatal, error, warn, info, debug, trace or silent; JSON lines on stdout, one access line per request at info.',
+    "fatal, error, warn, info, debug, trace or silent. JSON lines on stdout, written in batches (every 4 KB or 200 ms, and on exit). At info each request adds one access line (method, URL, client address, status, time, request id); warn drops them; at debug and trace every request, a cached hit included, goes through Fastify's whole lifecycle.",
   ),
   MARKETLENS_METRICS_PUBLIC: doc(bool.default(false), 'Serve /metrics, /api/v1/status and /status without a key.'),
   MARKETLENS_TRUST_PROXY: doc(
@@ -283,7 +283,7 @@ const globalShape = {
   ),
   MARKETLENS_BROWSER_PATH: doc(
     z.string().min(1).optional(),
-    'Chromium for the browser fetch tier; none = off.',
+    'Chromium for the browser fetch tier (it ends the default tiers of Chrono24 and StockX); none = off.',
     '/usr/bin/chromium when installed',
   ),
   MARKETLENS_BROWSER_POOL_SIZE: doc(int(1, 64).default(4), 'Browser pages open at once for the browser tier.'),
