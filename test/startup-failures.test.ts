@@ -34,7 +34,8 @@ function expectOneLine(ran: Ran, pattern: RegExp): void {
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'marketlens-startup-'));
 
-describe.concurrent('start-up failures', () => {
+// Each test starts the service (about 3 s idle; a loaded machine stretches that well past the default 20 s).
+describe.concurrent('start-up failures', { timeout: 60_000 }, () => {
   it('port in use: names the port and MARKETLENS_PORT', async () => {
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
