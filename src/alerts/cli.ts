@@ -36,6 +36,7 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
   const alerts = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: config.webhooks,
+    channels: config.channels,
     log: { warn: () => undefined, error: (o, m) => console.error(m, o) },
   });
   try {

@@ -34,6 +34,7 @@ export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Pr
   const engine = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: deps.config.webhooks,
+    channels: deps.config.channels,
     log: app.log,
     redis: deps.config.redisUrl ? { url: deps.config.redisUrl, prefix: deps.config.redisPrefix } : undefined,
     ...deps.engine,

@@ -213,7 +213,7 @@ function emailTarget(c: EmailChannel): string {
 }
 
 /** The channel without its secrets (list/get show this, never the token or password). */
-export function redactChannel(c: Channel): Record<string, unknown> {
+export function redactChannel(c: Channel): { type: Channel['type'] } & Record<string, unknown> {
   switch (c.type) {
     case 'telegram':
       return { type: c.type, chat_id: c.chat_id };
