@@ -245,4 +245,25 @@ describe('alert channels and the target guard (defaults: no private addresses)',
     const topic = await create(app, { channel: 'ntfy://sneaker-drops', events: ['price.below'] });
     expect(topic).toMatchObject({ url: 'ntfy://sneaker-drops', channel: { type: 'ntfy', server: null } });
   });
+
+  it('documents the channel forms in OpenAPI: Apprise URL or structured object, with examples', async () => {
+    const doc = (await app.inject({ url: '/openapi.json' })).json();
+    const create = doc.paths['/api/v1/webhooks'].post.requestBody.content['application/json'].schema;
+    const channel = create.properties.channel;
+    expect(channel.anyOf[0]).toMatchObject({ type: 'string' });
+    expect(channel.anyOf[0].description).toMatch(/tgram:\/\/.*ntfy.*mailto/);
+    expect(channel.examples.length).toBeGreaterThanOrEqual(6);
+    const union = doc.components.schemas[channel.anyOf[1].$ref.split('/').at(-1)];
+    const forms = (union.oneOf ?? union.anyOf).map(
+      (r: { $ref: string }) => doc.components.schemas[r.$ref.split('/').at(-1)!],
+    );
+    expect(forms.map((f: { properties: { type: { const: string } } }) => f.properties.type.const)).toEqual([
+      'telegram',
+      'ntfy',
+      'email',
+    ]);
+    expect(forms[2].properties.tls_mode.enum).toEqual(['tls', 'starttls', 'none']);
+    const read = doc.components.schemas.Webhook;
+    expect(read.properties.channel.description).toMatch(/without its secrets/);
+  });
 });
