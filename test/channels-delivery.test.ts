@@ -5,13 +5,16 @@
  * e-mail), retries on 5xx and on a refused SMTP connection end in one delivery, tokens and passwords never come back
  * from list/get, and the target guard refuses loopback channel hosts unless the operator allows private targets.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { auth, testApp } from './support/app.js';
 import { priceObservation } from './support/observations.js';
 import { closedPort } from './support/ports.js';
 import { expectProblem } from './support/problem.js';
-import { smtpReceiver, type SmtpReceiver } from './support/smtp-receiver.js';
+import { localCertificate, smtpReceiver, type SmtpReceiver } from './support/smtp-receiver.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 import type { ObservationBatch } from '../src/history/observation.js';
 
@@ -204,6 +207,23 @@ describe('alert channels delivered to local counterparts', () => {
     expect(plain!.error).toMatch(/STARTTLS/i);
     expect(smtp.mails.length).toBe(before);
   });
+  it('PATCH moves a subscription between channels and back to a webhook; secrets stay hidden', async () => {
+    const sub = await create(app, { channel: `tgram://${BOT_TOKEN}/42`, events: ['price.changed'] });
+    const patch = (payload: object) =>
+      app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub.id}`, headers: auth, payload });
+    const toNtfy = await patch({ channel: `ntfy://:${NTFY_TOKEN}@127.0.0.1:${ntfy.port}/moved` });
+    expect(toNtfy.statusCode, toNtfy.body).toBe(200);
+    expect(toNtfy.json()).toMatchObject({
+      url: `ntfy://…@127.0.0.1:${ntfy.port}/moved`,
+      channel: { type: 'ntfy', topic: 'moved', has_token: true },
+    });
+    expect(toNtfy.body).not.toContain(NTFY_TOKEN);
+    const bad = await patch({ channel: { type: 'email', host: 'smtp.example.com', from: 'a@b.example', to: [] } });
+    expect(bad.json().errors[0].param).toBe('channel.to');
+    const toWebhook = await patch({ url: `http://127.0.0.1:${ntfy.port}/hook` });
+    expect(toWebhook.json()).toMatchObject({ url: `http://127.0.0.1:${ntfy.port}/hook`, channel: null });
+    await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${sub.id}`, headers: auth });
+  });
 });
 
 describe('alert channels and the target guard (defaults: no private addresses)', () => {
@@ -265,5 +285,50 @@ describe('alert channels and the target guard (defaults: no private addresses)',
     expect(forms[2].properties.tls_mode.enum).toEqual(['tls', 'starttls', 'none']);
     const read = doc.components.schemas.Webhook;
     expect(read.properties.channel.description).toMatch(/without its secrets/);
+  });
+});
+
+describe('e-mail TLS modes against a mail server with its own CA (MARKETLENS_SMTP_CA_FILE)', () => {
+  let app: FastifyInstance;
+  let upgrading: SmtpReceiver;
+  let implicit: SmtpReceiver;
+  let caDir: string;
+  const users = { 'alerts@lan.test': SMTP_PASSWORD };
+
+  beforeAll(async () => {
+    const cert = localCertificate();
+    caDir = mkdtempSync(join(tmpdir(), 'marketlens-ca-'));
+    writeFileSync(join(caDir, 'ca.pem'), cert.cert);
+    upgrading = smtpReceiver(users, cert);
+    implicit = smtpReceiver(users, { ...cert, secure: true });
+    await Promise.all([upgrading.listen(0), implicit.listen(0)]);
+    app = await testApp({ ...LOCAL, MARKETLENS_SMTP_CA_FILE: join(caDir, 'ca.pem') }, { alerts: { timing: TIMING } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([upgrading?.stop(), implicit?.stop()]);
+    rmSync(caDir, { recursive: true, force: true });
+  });
+
+  it('starttls upgrades before logging in; tls speaks TLS from the first byte', async () => {
+    const viaStarttls = await create(app, {
+      channel: `mailtos://alerts%40lan.test:${SMTP_PASSWORD}@127.0.0.1:${upgrading.port}?to=me@lan.test`,
+      events: ['price.changed'],
+    });
+    const viaTls = await create(app, {
+      channel: `mailtos://alerts%40lan.test:${SMTP_PASSWORD}@127.0.0.1:${implicit.port}?to=me@lan.test&mode=ssl`,
+      events: ['price.changed'],
+    });
+    for (const sub of [viaStarttls, viaTls])
+      await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/test`, headers: auth });
+    await Promise.all([upgrading.waitFor(1), implicit.waitFor(1)]);
+    for (const server of [upgrading, implicit]) {
+      expect(server.mails[0]).toMatchObject({
+        secure: true,
+        user: 'alerts@lan.test',
+        subject: '[marketlens] webhook.test: test message from marketlens',
+      });
+    }
+    expect(await settled(app, viaTls.id)).toMatchObject([{ status: 'delivered', attempts: 1 }]);
   });
 });

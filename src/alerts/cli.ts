@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { openStore } from '../store/index.js';
+import { channelEndpoints } from './channels/endpoints.js';
 import { AlertEngine } from './engine.js';
 import { EVENT_TYPES, filterSchema, normaliseFilter, type EventType } from './events.js';
 import type { AlertTables } from './schema.js';
@@ -36,7 +37,7 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
   const alerts = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: config.webhooks,
-    channels: config.channels,
+    channels: channelEndpoints(config.channels),
     log: { warn: () => undefined, error: (o, m) => console.error(m, o) },
   });
   try {

@@ -7,6 +7,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { WebhookMessage } from '../events.js';
 import { humanMessage } from '../chat-format.js';
@@ -17,6 +18,8 @@ import { smtpPort, type EmailChannel } from './types.js';
 
 export interface EmailDefaults {
   timeoutMs: number;
+  /** Extra trusted CA certificates (PEM), added to the public roots. */
+  ca?: string;
 }
 
 class RefusedHost extends Error {}
@@ -84,7 +87,10 @@ export async function sendEmail(
     requireTLS: c.tls_mode === 'starttls',
     ignoreTLS: c.tls_mode === 'none',
     auth: c.username && c.password ? { user: c.username, pass: c.password } : undefined,
-    tls: { servername: isIP(c.host.replace(/^\[|\]$/g, '')) === 0 ? c.host : undefined },
+    tls: {
+      servername: isIP(c.host.replace(/^\[|\]$/g, '')) === 0 ? c.host : undefined,
+      ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}),
+    },
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout,

@@ -31,7 +31,10 @@ export function createChannelSender(
         case 'ntfy':
           return sendNtfy(http, endpoints.ntfyUrl, channel, message, options);
         case 'email':
-          return sendEmail(channel, message, policy, { timeoutMs: options.timeoutMs ?? timeoutMs });
+          return sendEmail(channel, message, policy, {
+            timeoutMs: options.timeoutMs ?? timeoutMs,
+            ca: endpoints.smtpCa,
+          });
       }
     },
   };

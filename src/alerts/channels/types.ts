@@ -102,6 +102,8 @@ export type Channel = z.output<typeof channelObjectSchema>;
 export interface ChannelEndpoints {
   telegramApiUrl: string;
   ntfyUrl: string;
+  /** PEM of CAs trusted for SMTP TLS besides the public roots (MARKETLENS_SMTP_CA_FILE: a LAN mail server's CA). */
+  smtpCa?: string;
 }
 
 export const DEFAULT_ENDPOINTS: ChannelEndpoints = {
