@@ -228,11 +228,28 @@ describe('alert channels delivered to local counterparts', () => {
 
 describe('alert channels and the target guard (defaults: no private addresses)', () => {
   let app: FastifyInstance;
+  let botApi: Receiver;
   beforeAll(async () => {
-    app = await testApp();
+    botApi = await startReceiver();
+    // The operator pointed the Bot API at loopback without allowing private targets: sends are refused.
+    app = await testApp(
+      { MARKETLENS_TELEGRAM_API_URL: `https://127.0.0.1:${botApi.port}` },
+      { alerts: { timing: TIMING } },
+    );
   });
   afterAll(async () => {
     await app?.close();
+    await botApi?.stop();
+  });
+
+  it('refuses a channel send to a loopback address at delivery too, without retrying or connecting', async () => {
+    const sub = await create(app, { channel: `tgram://${BOT_TOKEN}/7`, events: ['price.changed'] });
+    await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/test`, headers: auth });
+    const [row] = await settled(app, sub.id);
+    expect(row).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(row!.error).toMatch(/^refused target: url: 127\.0\.0\.1 is a loopback/);
+    expect(row!.error).not.toContain('AAH-secret');
+    expect(botApi.all).toHaveLength(0);
   });
 
   it('refuses loopback and private channel hosts, and bad channels, with a 400 naming the field', async () => {
