@@ -39,6 +39,13 @@ const origin = z
   })
   .transform((u) => u.origin);
 
+/** An http(s) base URL (a path is kept), without its trailing slash. */
+const httpBase = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), 'expected an http(s) URL such as https://api.telegram.org')
+  .transform((v) => v.replace(/\/+$/, ''));
+
 const urlList = z
   .string()
   .transform((v) =>
@@ -151,6 +158,19 @@ const globalShape = {
   MARKETLENS_WEBHOOK_ALLOW_PRIVATE: doc(
     bool.default(false),
     'Accept webhook targets on loopback, private, link-local and metadata addresses (tests, LANs).',
+  ),
+  MARKETLENS_TELEGRAM_API_URL: doc(
+    httpBase.default('https://api.telegram.org'),
+    "Telegram's Bot API, for telegram:// alert channels (docs/channels.md; tests point it at a fake).",
+  ),
+  MARKETLENS_NTFY_URL: doc(
+    httpBase.default('https://ntfy.sh'),
+    'The ntfy server for ntfy://topic alert channels (docs/channels.md).',
+  ),
+  MARKETLENS_SMTP_CA_FILE: doc(
+    z.string().min(1).optional(),
+    'A PEM file of CAs trusted for SMTP TLS besides the public roots (a LAN mail server with its own CA).',
+    '(unset: the public roots only)',
   ),
   MARKETLENS_MAX_WEBHOOKS_PER_KEY: doc(
     int(1, 1_000_000).default(100),
@@ -471,6 +491,11 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
     databaseUrl: e.MARKETLENS_DATABASE_URL,
     webhooks: { allowHttp: e.MARKETLENS_WEBHOOK_ALLOW_HTTP, allowPrivate: e.MARKETLENS_WEBHOOK_ALLOW_PRIVATE },
+    channels: {
+      telegramApiUrl: e.MARKETLENS_TELEGRAM_API_URL,
+      ntfyUrl: e.MARKETLENS_NTFY_URL,
+      smtpCaFile: e.MARKETLENS_SMTP_CA_FILE,
+    },
     historyRetentionDays: e.MARKETLENS_HISTORY_RETENTION_DAYS,
     maxWebhooksPerKey: e.MARKETLENS_MAX_WEBHOOKS_PER_KEY,
     maxTrackedPerKey: e.MARKETLENS_MAX_TRACKED_PER_KEY,
