@@ -1,0 +1,14 @@
+/** The marketplaces the product answer asks, in answer order (PRODUCT_MARKETPLACES). */
+import { resaleASkuSource } from '../marketplaces/resale-a/sku-source.js';
+import { resaleBSkuSource } from '../marketplaces/resale-b/sku-source.js';
+import { sportswearSkuSource } from '../marketplaces/sportswear/sku-source.js';
+import { MarketlensError } from '../errors.js';
+import type { SkuSource } from './source.js';
+
+export const DEFAULT_SKU_SOURCES: readonly SkuSource[] = [
+  resaleASkuSource,
+  resaleBSkuSource(async () => {
+    throw new MarketlensError('not_implemented', 'finding a SKU on GOAT needs its search (resale-b.search)');
+  }),
+  sportswearSkuSource,
+];
