@@ -4,6 +4,7 @@
  */
 import type { CacheStatus, LookupOptions, LookupService } from '../operations/lookup.js';
 import type { Registry } from '../operations/registry.js';
+import type { AnyOperation, Operation } from '../operations/types.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import type { LookupRecord, ProductLookupName, ProductLookupRecords, ProductLookups } from './source.js';
 
@@ -12,7 +13,7 @@ export class ServiceLookups implements ProductLookups {
   readonly answeredWith: CacheStatus[] = [];
 
   constructor(
-    private readonly lookup: LookupService,
+    private readonly lookup_: LookupService,
     private readonly registry: Registry,
     private readonly options: LookupOptions,
   ) {}
@@ -23,12 +24,29 @@ export class ServiceLookups implements ProductLookups {
   ): Promise<LookupRecord<ProductLookupRecords[N]>> {
     const op = this.registry.operation(operation);
     if (!op) throw new Error(`operation ${operation} is not registered`);
+    return this.runOperation<ProductLookupRecords[N]>(op, params, this.options);
+  }
+
+  /**
+   * ResolveContext: a marketplace's finder runs its search here. Without `maxAgeSeconds`: which product a SKU names
+   * does not change, so a cached search serves it even when the caller forces live prices (as in LookupService).
+   */
+  async lookup<R>(op: Operation<unknown, unknown, R, string, string>, params: Record<string, unknown>): Promise<R> {
+    const { maxAgeSeconds: _live, ...options } = this.options;
+    return (await this.runOperation<R>(op, params, options)).record;
+  }
+
+  private async runOperation<R>(
+    op: AnyOperation,
+    params: Record<string, unknown>,
+    options: LookupOptions,
+  ): Promise<LookupRecord<R>> {
     const checked = op.params.safeParse(params);
     if (!checked.success) throw zodToInvalidParameter(checked.error);
-    const result = await this.lookup.run(op, checked.data, this.options);
+    const result = await this.lookup_.run(op, checked.data, options);
     this.answeredWith.push(result.cache);
     // The lookup checked the record against the operation's schema before caching it (parseChecked).
-    const record = JSON.parse(result.body.toString('utf8')) as ProductLookupRecords[N];
+    const record = JSON.parse(result.body.toString('utf8')) as R;
     return { record, missingParts: result.missingParts, cache: result.cache };
   }
 

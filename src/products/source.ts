@@ -7,6 +7,7 @@ import type { Product as ResaleAProduct, SearchHit as ResaleASearchHit } from '.
 import type { PriceEntry as ResaleBPriceEntry, ResaleBProduct } from '../marketplaces/resale-b/schema.js';
 import type { SportswearProduct } from '../marketplaces/sportswear/schema.js';
 import type { LookupResult } from '../operations/lookup.js';
+import type { ResolveContext } from '../operations/types.js';
 import type { Money, ProductAnswer, ProductMarketplace, ProductOffer, SizeSystem } from './types.js';
 
 /** The record each lookup a source may run answers with. */
@@ -28,9 +29,10 @@ export interface LookupRecord<R> {
 
 /**
  * Runs a lookup through the normal lookup path (cache, de-duplication, limiter, history). Rejects with the lookup's
- * own MarketlensError (`not_found`, `upstream_blocked` …).
+ * own MarketlensError (`not_found`, `upstream_blocked` …). As a ResolveContext it serves the marketplaces' own
+ * finders (`findGoatProduct`).
  */
-export interface ProductLookups {
+export interface ProductLookups extends ResolveContext {
   run<N extends ProductLookupName>(
     operation: N,
     params: Record<string, unknown>,

@@ -2,13 +2,11 @@
 import { resaleASkuSource } from '../marketplaces/resale-a/sku-source.js';
 import { resaleBSkuSource } from '../marketplaces/resale-b/sku-source.js';
 import { sportswearSkuSource } from '../marketplaces/sportswear/sku-source.js';
-import { MarketlensError } from '../errors.js';
+import { findGoatProduct } from '../marketplaces/resale-b/find.js';
 import type { SkuSource } from './source.js';
 
 export const DEFAULT_SKU_SOURCES: readonly SkuSource[] = [
   resaleASkuSource,
-  resaleBSkuSource(async () => {
-    throw new MarketlensError('not_implemented', 'finding a SKU on GOAT needs its search (resale-b.search)');
-  }),
+  resaleBSkuSource((sku, lookups) => findGoatProduct(sku, lookups)),
   sportswearSkuSource,
 ];

@@ -76,6 +76,18 @@ export function goatBuyBar(): unknown[] {
   return [...entries, entry('10', 10, 12900, 12200), entry('11.5W', 11.5, 14100), entry('7Y', 7, 9900)];
 }
 
+export const GOAT_SEARCH = '/web-api/consumer-search/get-product-search-results';
+
+/** GOAT's consumer search: the fixture's answer with the product first (no SKU: the consumer search sends none). */
+function goatSearch(): string {
+  const fixture = JSON.parse(readFixture('resale-b/consumer-search.json')) as {
+    data: { productsList: Record<string, unknown>[] };
+  };
+  const [first, ...rest] = fixture.data.productsList;
+  fixture.data.productsList = [{ ...first, id: String(GOAT_ID), slug: GOAT_SLUG }, ...rest];
+  return JSON.stringify(fixture);
+}
+
 function goatPage(): string {
   const template = JSON.parse(readFixture('resale-b/product-template.json')) as Record<string, unknown>;
   const productTemplate = { ...template, id: GOAT_ID, slug: GOAT_SLUG, sku: 'DD1391 100' };
@@ -154,10 +166,12 @@ export async function startProductUpstreams(): Promise<ProductUpstreams> {
       );
       const goatProduct = goatPage();
       const buyBar = JSON.stringify(goatBuyBar());
+      const searchAnswer = goatSearch();
       goat.otherwise(
         held('goat', (req, res) => {
           if (req.path === '/')
             return html(res, '<!DOCTYPE html><html><head><title>GOAT</title></head><body></body></html>');
+          if (req.path === GOAT_SEARCH) return json(res, searchAnswer);
           if (req.path === BUY_BAR && req.query.get('productTemplateId') === String(GOAT_ID)) return json(res, buyBar);
           if (req.path === `/sneakers/${GOAT_SLUG}`) return html(res, goatProduct);
           return html(res, '<html><body>Not Found</body></html>', 404);

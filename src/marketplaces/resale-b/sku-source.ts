@@ -8,12 +8,13 @@ import { MarketlensError, isMarketlensError } from '../../errors.js';
 import type { MarketplaceAnswer, ProductLocale, ProductLookups, SizeEntry, SkuSource } from '../../products/source.js';
 import { EMPTY_HEADER, isoDate, offer, sizeLabel } from '../../products/source.js';
 import type { SizeSystem } from '../../products/types.js';
-import { GOAT_ORIGIN } from './prices.js';
+import { sameSku } from '../../products/sku.js';
+import { GOAT_ORIGIN } from './hosts.js';
 import { RESALE_B_COUNTRIES, type PriceEntry, type ResaleBCountry, type ResaleBProduct } from './schema.js';
 
 /** A GOAT product a finder matched to the SKU: its template id (prices) and slug (product page). */
 export interface GoatListing {
-  id: number;
+  id: string;
   slug: string;
 }
 
@@ -113,13 +114,14 @@ export function resaleBSkuSource(find: GoatFinder): SkuSource {
       const listing = await find(sku, lookups);
       if (!listing) return null;
       const [prices, product] = await Promise.all([
-        lookups.run('resale-b.prices', { query: String(listing.id), country }),
+        lookups.run('resale-b.prices', { query: listing.id, country }),
         lookups.run('resale-b.product', { query: listing.slug }).catch((e: unknown) => {
           if (isMarketlensError(e) && e.code === 'not_found') return null;
           throw e;
         }),
       ]);
-      if (!product) return null;
+      // The search matched a hit's slug words (GOAT's consumer search sends no SKU): the product states its SKU.
+      if (!product || !sameSku(product.record.sku, sku)) return null;
       const p = product.record;
       return {
         id: String(p.id),
