@@ -244,4 +244,33 @@ describe('GET /api/v1/products/{sku}', () => {
       if (r.best_sell) expect(r.best_sell.currency).toBe('EUR');
     }
   });
+
+  it('is documented in OpenAPI under its own tag, with its parameters, answer schema, example and cost', async () => {
+    const doc = (await app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        {
+          get: {
+            tags: string[];
+            parameters: { name: string; in: string }[];
+            description: string;
+            responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>;
+          };
+        }
+      >;
+      components: { schemas: Record<string, { examples?: unknown[] }> };
+      tags: { name: string }[];
+    };
+    const op = doc.paths['/api/v1/products/{sku}']!.get;
+    expect(op.tags).toEqual(['Products']);
+    expect(doc.tags.map((t) => t.name)).toContain('Products');
+    expect(op.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['path:sku', 'query:country', 'query:currency', 'query:max_age']),
+    );
+    expect(op.description).toMatch(/Counts as 1 request/);
+    expect(op.description).toMatch(/X-Missing-Parts/);
+    expect(op.responses['200']!.content['application/json'].schema.$ref).toBe('#/components/schemas/ProductAnswer');
+    expect(op.responses['404']).toBeDefined();
+    expect(doc.components.schemas.ProductAnswer!.examples).toHaveLength(1);
+  });
 });
