@@ -246,7 +246,7 @@ describe('GET /api/v1/products/{sku}', () => {
   });
 
   it('is documented in OpenAPI under its own tag, with its parameters, answer schema, example and cost', async () => {
-    const doc = (await app.inject({ url: '/openapi.json' })).json() as {
+    interface Doc {
       paths: Record<
         string,
         {
@@ -260,7 +260,8 @@ describe('GET /api/v1/products/{sku}', () => {
       >;
       components: { schemas: Record<string, { examples?: unknown[] }> };
       tags: { name: string }[];
-    };
+    }
+    const doc = (await app.inject({ url: '/openapi.json' })).json<Doc>();
     const op = doc.paths['/api/v1/products/{sku}']!.get;
     expect(op.tags).toEqual(['Products']);
     expect(doc.tags.map((t) => t.name)).toContain('Products');
@@ -269,7 +270,7 @@ describe('GET /api/v1/products/{sku}', () => {
     );
     expect(op.description).toMatch(/Counts as 1 request/);
     expect(op.description).toMatch(/X-Missing-Parts/);
-    expect(op.responses['200']!.content['application/json'].schema.$ref).toBe('#/components/schemas/ProductAnswer');
+    expect(op.responses['200']!.content['application/json']!.schema.$ref).toBe('#/components/schemas/ProductAnswer');
     expect(op.responses['404']).toBeDefined();
     expect(doc.components.schemas.ProductAnswer!.examples).toHaveLength(1);
   });
