@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove, and --replay.
+ * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove | product, and --replay.
  */
 // First, before any other module allocates: the V8 flags the service runs with (every entry point comes through here).
 import './v8-flags.js';
@@ -32,6 +32,8 @@ Usage:
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens track add <operation> key=value… [--interval 15m]   refetch a lookup on schedule (price history)
   marketlens track list | track remove <id>
+  marketlens product <sku> [--size 10] [--country US] [--currency USD] [--json]
+                                                one product across StockX, GOAT and Nike, per size (live)
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
   marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]
@@ -75,6 +77,8 @@ async function main(args: string[]): Promise<number> {
     case 'version':
       console.log((await import('./version.js')).VERSION);
       return 0;
+    case 'product':
+      return (await import('./products/cli.js')).productCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':
