@@ -108,7 +108,8 @@ export async function productSeries(
     (a, b) =>
       String(a.size).localeCompare(String(b.size), 'en', { numeric: true }) ||
       order(a.marketplace) - order(b.marketplace) ||
-      a.kind.localeCompare(b.kind),
+      a.kind.localeCompare(b.kind) ||
+      String(a.condition).localeCompare(String(b.condition)),
   );
 }
 
