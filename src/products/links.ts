@@ -28,6 +28,36 @@ export interface StoredProduct {
   sizes: StoredSizeRow[];
 }
 
+/** What saveAnswerLinks would write for `answer`: equal signatures, equal rows. */
+export function linksSignature(answer: ProductAnswer): string {
+  const found = answer.marketplaces
+    .filter((m) => m.status === 'found' && m.id !== null)
+    .map((m) => [m.marketplace, m.id, m.slug, m.url]);
+  const sizes = answer.sizes.map((s) => [
+    s.size,
+    s.size_system,
+    s.gtins,
+    [...new Set(s.offers.map((o) => o.marketplace))],
+  ]);
+  return JSON.stringify([answer.product.name, found, sizes]);
+}
+
+/** The signature last written per SKU, for the most recent SKUs only (bounded: oldest forgotten first). */
+export class LastWritten {
+  private readonly bySku = new Map<string, string>();
+  constructor(private readonly max = 10_000) {}
+
+  get(sku: string): string | undefined {
+    return this.bySku.get(sku);
+  }
+
+  set(sku: string, signature: string): void {
+    this.bySku.delete(sku);
+    this.bySku.set(sku, signature);
+    if (this.bySku.size > this.max) this.bySku.delete(this.bySku.keys().next().value!);
+  }
+}
+
 export async function saveAnswerLinks(db: Kysely<Database>, answer: ProductAnswer, at: number): Promise<void> {
   const found = answer.marketplaces.filter((m) => m.status === 'found' && m.id !== null);
   if (found.length === 0) return;

@@ -7,7 +7,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { LaneName } from '../upstream/lane.js';
 import { registerProductHistoryRoute } from './history-route.js';
-import { saveAnswerLinks } from './links.js';
+import { LastWritten, linksSignature, saveAnswerLinks } from './links.js';
 import type { ProductService } from './service.js';
 import type { SkuTrackParams } from './track-sku.js';
 import type { ProductAnswer } from './types.js';
@@ -49,12 +49,19 @@ export interface ProductWatchDeps {
 
 export function registerProductWatch(app: FastifyInstance, deps: ProductWatchDeps): void {
   const store = app.history.store;
+  const written = new LastWritten();
   const answered = async (answer: ProductAnswer, observedAt: number): Promise<void> => {
     // Alerts first: they queue in memory and wait out a database outage; the links are best effort.
     app.alerts.handleProductAnswer(answer, observedAt);
-    await saveAnswerLinks(store.db, answer, observedAt).catch((e: unknown) =>
-      app.log.warn({ err: e, sku: answer.sku }, 'product links not written'),
-    );
+    // Only what changed is written: a warm answer (the usual one) costs the caller no database round trip.
+    const signature = linksSignature(answer);
+    if (written.get(answer.sku) === signature) return;
+    try {
+      await saveAnswerLinks(store.db, answer, observedAt);
+      written.set(answer.sku, signature);
+    } catch (e) {
+      app.log.warn({ err: e, sku: answer.sku }, 'product links not written');
+    }
   };
   let answer: AnswerProduct;
   if (deps.answerProduct) {
