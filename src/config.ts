@@ -38,6 +38,13 @@ const origin = z
   })
   .transform((u) => u.origin);
 
+/** An http(s) base URL (a path is kept), without its trailing slash. */
+const httpBase = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), 'expected an http(s) URL such as https://api.telegram.org')
+  .transform((v) => v.replace(/\/+$/, ''));
+
 const urlList = z
   .string()
   .transform((v) =>
@@ -82,6 +89,11 @@ const globalShape = {
   /** Webhook targets: allow http:// URLs, and names/addresses in loopback, private or link-local ranges (tests, LANs). */
   MARKETLENS_WEBHOOK_ALLOW_HTTP: bool.default(false),
   MARKETLENS_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Alert channels (docs/channels.md): Telegram's Bot API and the ntfy server for `ntfy://topic` (tests: fakes). */
+  MARKETLENS_TELEGRAM_API_URL: httpBase.default('https://api.telegram.org'),
+  MARKETLENS_NTFY_URL: httpBase.default('https://ntfy.sh'),
+  /** A PEM file of CAs trusted for SMTP TLS besides the public roots (a LAN mail server with its own CA). */
+  MARKETLENS_SMTP_CA_FILE: z.string().min(1).optional(),
   /** What one key may own: webhook subscriptions and tracked products (issue 27); creating more answers 409. */
   MARKETLENS_MAX_WEBHOOKS_PER_KEY: int(1, 1_000_000).default(100),
   MARKETLENS_MAX_TRACKED_PER_KEY: int(1, 1_000_000).default(1000),
@@ -289,6 +301,11 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
     rateLimitOnRedisError: e.MARKETLENS_RATE_LIMIT_ON_REDIS_ERROR,
     databaseUrl: e.MARKETLENS_DATABASE_URL,
     webhooks: { allowHttp: e.MARKETLENS_WEBHOOK_ALLOW_HTTP, allowPrivate: e.MARKETLENS_WEBHOOK_ALLOW_PRIVATE },
+    channels: {
+      telegramApiUrl: e.MARKETLENS_TELEGRAM_API_URL,
+      ntfyUrl: e.MARKETLENS_NTFY_URL,
+      smtpCaFile: e.MARKETLENS_SMTP_CA_FILE,
+    },
     historyRetentionDays: e.MARKETLENS_HISTORY_RETENTION_DAYS,
     maxWebhooksPerKey: e.MARKETLENS_MAX_WEBHOOKS_PER_KEY,
     maxTrackedPerKey: e.MARKETLENS_MAX_TRACKED_PER_KEY,

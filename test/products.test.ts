@@ -10,7 +10,9 @@ import type { Product as StockxProduct } from '../src/marketplaces/resale-a/sche
 import type { SportswearProduct } from '../src/marketplaces/sportswear/schema.js';
 import type { ProductAnswer, ProductOffer, ProductSize } from '../src/products/types.js';
 import { auth, testApp } from './support/app.js';
+import { readFixture } from './support/fixtures.js';
 import { expectProblem } from './support/problem.js';
+import { readCapture, sharedAvailable } from './support/shared.js';
 import {
   GOAT_ID,
   GOAT_SEARCH,
@@ -208,6 +210,16 @@ describe('GET /api/v1/products/{sku}', () => {
     expect(body.marketplaces.slice(0, 2).map((m) => m.status)).toEqual(['found', 'found']);
   });
 
+  it("a lookup's missing part is named too (StockX without its market data: the catalog, no StockX prices)", async () => {
+    up.serveProduct({ stockxMarketDown: true });
+    const { res, body } = await product();
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-missing-parts']).toBe('resale-a.market');
+    expect(body.marketplaces[0]!.status).toBe('found');
+    expect(body.sizes.flatMap((s) => s.offers).some((o) => o.marketplace === 'resale-a')).toBe(false);
+    expect(row(body, 'us_men', '9')!.offers.map((o) => o.marketplace)).toEqual(['resale-b', 'resale-b', 'resale-b']);
+  });
+
   it('an unknown SKU → 404 not_found; nothing found with a marketplace failing → that failure', async () => {
     expectProblem((await product('/api/v1/products/ZZ9999-999')).res, 404, 'not_found');
     // (another SKU: which product a SKU names is cached, so GOAT's search for the first one is not asked again)
@@ -290,4 +302,41 @@ describe('GET /api/v1/products/{sku}', () => {
       await limited.close();
     }
   });
+
+  it.skipIf(!sharedAvailable)(
+    "Nike's page blocked: the real product feed's women's shoe (bare numbers, localized `W 5 / M 3.5`) lands on women's rows",
+    async () => {
+      const styleColor = 'CK9246-101'; // WOMEN in the 2026 US feed capture: sizes `5` … with localized `W 5 / M 3.5`
+      up.nike.on(
+        `/t/-/${styleColor}`,
+        (_req, res) =>
+          void res
+            .writeHead(403, { 'content-type': 'text/html' })
+            .end(readFixture('electronics/akamai-access-denied.html')),
+      );
+      up.nike.on(
+        '/product_feed/threads/v3/',
+        (_req, res) =>
+          void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(readCapture('nike/product-feed-threads-v3_us_2026-04-17.json')),
+      );
+      const fresh = await testApp({ ...up.env, MARKETLENS_BREAKER_THRESHOLD: '10000', MARKETLENS_RETRY_BASE_MS: '0' });
+      try {
+        const res = await fresh.inject({ url: `/api/v1/products/${styleColor}`, headers: live });
+        expect(res.statusCode, res.body).toBe(200);
+        const body = JSON.parse(res.body) as ProductAnswer;
+        expect(body.marketplaces.map((m) => m.status)).toEqual(['not_found', 'not_found', 'found']);
+        expect(String(res.headers['x-missing-parts'])).toMatch(/sportswear\.sizes\.status/);
+        expect(body.sizes.length).toBeGreaterThan(5);
+        for (const r of body.sizes) {
+          expect(r.size_system, r.size).toBe('us_women');
+          expect(r.gtins).toHaveLength(1);
+        }
+        expect(body.sizes[0]!.size).toBe('5');
+      } finally {
+        await fresh.close();
+      }
+    },
+  );
 });

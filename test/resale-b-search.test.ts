@@ -150,8 +150,9 @@ describe('resale-b.search over HTTP', () => {
       expect(again.headers['x-cache']).toBe('hit');
       expect(calls()).toEqual([]);
 
-      // A forced live price lookup refetches the prices, not the search (which template a SKU names does not change).
-      const forced = await live(`${PRICES}?query=fr2001-020`);
+      // A forced live price lookup refetches the prices, not the search (which template a SKU names does not change),
+      // and the SKU's case does not matter to the search's cache.
+      const forced = await live(`${PRICES}?query=FR2001-020`);
       expect(forced.statusCode).toBe(200);
       expect(calls()).toEqual([BUY_BAR]);
     });
@@ -182,13 +183,13 @@ describe('resale-b.search over HTTP', () => {
     it('findGoatProduct (for other code): the ref of a SKU through the cached search; null for an unknown one', async () => {
       goat.serve(CONSUMER, consumerAnswer);
       const ctx = app.marketlens.lookup.resolveContext({ deadlineAt: Date.now() + 3000 });
-      expect(await findGoatProduct('FR2001-020', ctx)).toEqual({
-        id: '2000001',
-        slug: SLUG,
-        url: `https://www.goat.com/sneakers/${SLUG}`,
+      expect(await findGoatProduct('FT2002-001', ctx)).toEqual({
+        id: '2000002',
+        slug: 'fixture-logo-tee-black-ft2002-001',
+        url: 'https://www.goat.com/apparel/fixture-logo-tee-black-ft2002-001',
         sku: null,
       });
-      expect(await findGoatProduct('FR2001-020', ctx)).toMatchObject({ id: '2000001' });
+      expect(await findGoatProduct('ft2002-001', ctx)).toMatchObject({ id: '2000002' });
       expect(calls()).toEqual([CONSUMER]);
       expect(await findGoatProduct('QQ0000-000', ctx)).toBeNull();
     });

@@ -6,13 +6,14 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { openStore } from '../store/index.js';
+import { channelEndpoints } from './channels/endpoints.js';
 import { AlertEngine } from './engine.js';
 import { EVENT_TYPES, filterSchema, normaliseFilter, type EventType } from './events.js';
 import type { AlertTables } from './schema.js';
-import { assertResolvable, parseTargetUrl } from './target-guard.js';
+import { resolveTarget } from './channels/target.js';
 
 export const WEBHOOKS_USAGE = `Usage:
-  marketlens webhooks add <url> --events price.changed,stock.changed [--filter '{"sizes":["10"]}'] [--description D] [--key KEY_ID]
+  marketlens webhooks add <url | tgram://… | ntfy://… | mailto://…> --events price.changed,stock.changed [--filter '{"sizes":["10"]}'] [--description D] [--key KEY_ID]
   marketlens webhooks list
   marketlens webhooks remove <id>
   marketlens webhooks test <id>            send a signed webhook.test now and print the outcome
@@ -36,6 +37,7 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
   const alerts = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: config.webhooks,
+    channels: channelEndpoints(config.channels),
     log: { warn: () => undefined, error: (o, m) => console.error(m, o) },
   });
   try {
@@ -54,8 +56,8 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
       return 0;
     }
     if (sub === 'add') {
-      const url = parseTargetUrl(positional[0]!, config.webhooks);
-      await assertResolvable(url, config.webhooks);
+      // A webhook URL, or an Apprise-style channel URL (tgram://, ntfy://, mailto://: docs/channels.md).
+      const target = await resolveTarget({ url: positional[0]! }, config.webhooks);
       const events = (flag('events') ?? '')
         .split(',')
         .map((e) => e.trim())
@@ -82,7 +84,7 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
         return 2;
       }
       const created = await alerts.subscriptions.create(flag('key') ?? OPERATOR, {
-        url: url.toString(),
+        ...target,
         events: events as EventType[],
         filter: normaliseFilter(filter.data),
         description: flag('description') ?? null,

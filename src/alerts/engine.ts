@@ -18,6 +18,8 @@ import { messagesFor } from './match.js';
 import { DeliveryQueue, type Enqueued, type QueuedMessage } from './queue.js';
 import type { AlertTables } from './schema.js';
 import { createSender, type Sender } from './send.js';
+import { createChannelSender } from './channels/send-channel.js';
+import { DEFAULT_ENDPOINTS, type ChannelEndpoints } from './channels/types.js';
 import { AlertState } from './state.js';
 import type { SubscriptionIndex } from './subscription-index.js';
 import { Subscriptions, type Subscription } from './subscriptions.js';
@@ -33,6 +35,8 @@ export interface AlertEngineOptions {
   timeoutMs?: number;
   /** Tests replace the HTTP sender. */
   sender?: Sender;
+  /** Where Telegram's Bot API and the default ntfy server are (MARKETLENS_TELEGRAM_API_URL, MARKETLENS_NTFY_URL). */
+  channels?: ChannelEndpoints;
   /** MARKETLENS_REDIS_URL / _PREFIX: deliveries are dispatched through BullMQ there. */
   redis?: { url: string; prefix: string };
 }
@@ -89,7 +93,13 @@ export class AlertEngine {
       ...options.timing,
     };
     this.sender = options.sender ?? createSender(options.policy, this.timing.sendTimeoutMs);
-    this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, options.log);
+    const channels = createChannelSender(
+      this.sender,
+      options.policy,
+      options.channels ?? DEFAULT_ENDPOINTS,
+      this.timing.sendTimeoutMs,
+    );
+    this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, options.log, channels);
     if (options.redis)
       this.dispatch = new BullmqDispatch({
         redisUrl: options.redis.url,

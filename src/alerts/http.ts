@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
+import { channelEndpoints } from './channels/endpoints.js';
 import { AlertEngine, type AlertEngineOptions } from './engine.js';
 import { registerWebhookRoutes } from './routes.js';
 import type { AlertTables } from './schema.js';
@@ -34,6 +35,7 @@ export async function registerAlerts(app: FastifyInstance, deps: AlertsDeps): Pr
   const engine = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: deps.config.webhooks,
+    channels: channelEndpoints(deps.config.channels),
     log: app.log,
     redis: deps.config.redisUrl ? { url: deps.config.redisUrl, prefix: deps.config.redisPrefix } : undefined,
     ...deps.engine,

@@ -10,7 +10,9 @@ import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { EVENT_TYPES, filterSchema, normaliseFilter } from './events.js';
 import type { AlertEngine } from './engine.js';
 import type { Subscription } from './subscriptions.js';
-import { assertResolvable, parseTargetUrl } from './target-guard.js';
+import { checkChannel, redactChannel } from './channels/apprise.js';
+import { resolveTarget } from './channels/target.js';
+import { channelObjectSchema } from './channels/types.js';
 import type { Engine } from '../store/index.js';
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
@@ -19,14 +21,51 @@ const TAG = 'Webhooks';
 
 const eventsSchema = z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).describe('Event types to receive');
 
-const createSchema = z
-  .object({
-    url: z
+const urlSchema = z
+  .string()
+  .min(1)
+  .describe(
+    'Where to POST events: https (http only with MARKETLENS_WEBHOOK_ALLOW_HTTP). Discord and Slack incoming-webhook URLs get their own message format. An Apprise-style channel URL (tgram://, ntfy://, ntfys://, mailto://, mailtos://) is read as `channel`.',
+  );
+
+const channelInputSchema = z
+  .union([
+    z
       .string()
       .min(1)
+      .max(2048)
       .describe(
-        'Where to POST events: https (http only with MARKETLENS_WEBHOOK_ALLOW_HTTP). Discord and Slack incoming-webhook URLs get their own message format.',
+        'Apprise-style URL: tgram://{bot_token}/{chat_id}, ntfy[s]://[{user}:{password}@|{token}@]{host}/{topic}[?priority=high&tags=a,b], ntfy://{topic}, mailto[s]://{user}:{password}@{host}:{port}?to={a,b}&from={addr}&mode=ssl|starttls|none',
       ),
+    channelObjectSchema,
+  ])
+  .describe(
+    'Send to Telegram, ntfy or e-mail instead of a webhook (give `url` or `channel`). Tokens and passwords are stored and never shown again. See docs/channels.md.',
+  )
+  .meta({
+    examples: [
+      'tgram://123456789:AAH-example/-1001234567',
+      'ntfys://tk_example@ntfy.example.com/sneakers?priority=high',
+      'mailtos://me%40example.com:app-password@smtp.example.com:587?to=me@example.com',
+      { type: 'telegram', bot_token: '123456789:AAH-example', chat_id: '-1001234567' },
+      { type: 'ntfy', server: 'https://ntfy.example.com', topic: 'sneakers', token: 'tk_example' },
+      {
+        type: 'email',
+        host: 'smtp.example.com',
+        port: 587,
+        tls_mode: 'starttls',
+        username: 'me@example.com',
+        password: 'app-password',
+        from: 'me@example.com',
+        to: ['me@example.com'],
+      },
+    ],
+  });
+
+const createSchema = z
+  .object({
+    url: urlSchema.optional(),
+    channel: channelInputSchema.optional(),
     events: eventsSchema,
     filter: filterSchema.default({}),
     description: z.string().max(500).nullable().default(null),
@@ -35,7 +74,8 @@ const createSchema = z
 
 const patchSchema = z
   .object({
-    url: z.string().min(1).optional(),
+    url: urlSchema.optional(),
+    channel: channelInputSchema.optional(),
     events: eventsSchema.optional(),
     filter: filterSchema.optional(),
     description: z.string().max(500).nullable().optional(),
@@ -49,7 +89,14 @@ const patchSchema = z
 const webhookSchema = z
   .object({
     id: z.string(),
-    url: z.string(),
+    url: z.string().describe('The webhook URL, or the channel as an Apprise-style URL with every secret shown as `…`'),
+    channel: z
+      .object({ type: z.enum(['telegram', 'ntfy', 'email']) })
+      .catchall(z.unknown())
+      .nullable()
+      .describe(
+        'The channel without its secrets (has_token / has_password say whether one is stored); null for a webhook',
+      ),
     events: z.array(z.enum(EVENT_TYPES)),
     filter: filterSchema,
     description: z.string().nullable(),
@@ -87,6 +134,7 @@ function view(s: Subscription) {
   return {
     id: s.id,
     url: s.url,
+    channel: s.channel ? redactChannel(s.channel) : null,
     events: s.events,
     filter: s.filter,
     description: s.description,
@@ -96,6 +144,17 @@ function view(s: Subscription) {
     created_at: new Date(s.createdAt).toISOString(),
     updated_at: new Date(s.updatedAt).toISOString(),
   };
+}
+
+/**
+ * A structured channel checked before the body schema: the schema's union of string and channel forms can only say
+ * "channel: Invalid input", this names the field (`channel.chat_id`) and what is wrong with it.
+ */
+async function checkChannelObject(req: FastifyRequest): Promise<void> {
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null || !('channel' in body)) return;
+  const { channel } = body;
+  if (typeof channel === 'object' && channel !== null) checkChannel(channel);
 }
 
 function notFound(id: string): MarketlensError {
@@ -119,14 +178,10 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     if (!req.apiKey) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
     return req.apiKey.id;
   };
-  const checkUrl = async (input: string) => {
-    const url = parseTargetUrl(input, alerts.policy);
-    await assertResolvable(url, alerts.policy);
-    return url.toString();
-  };
 
   r.post(WEBHOOKS_PATH, {
     onRequest: guard,
+    preValidation: checkChannelObject,
     schema: {
       operationId: 'createWebhook',
       tags: [TAG],
@@ -135,6 +190,9 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
         'Creates a subscription: every matching event is POSTed to `url` as `{type, timestamp, data}` with Standard Webhooks ' +
         'headers (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`) signed with the returned ' +
         '`secret`, which is shown only here. Failed deliveries are retried with exponential backoff for up to 24 h. ' +
+        'Instead of `url`, `channel` sends a message a person reads to Telegram, ntfy or e-mail (an Apprise-style URL ' +
+        'or a structured object; see docs/channels.md) through the same queue, order and retries; its tokens and ' +
+        'passwords are never shown again. ' +
         'A key owns at most MARKETLENS_MAX_WEBHOOKS_PER_KEY subscriptions (default 100): past it, 409 `limit_reached`. ' +
         COSTS_ONE_REQUEST,
       security: [{ apiKey: [] }],
@@ -143,10 +201,15 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     },
     handler: async (req, reply) => {
       const owner = keyId(req);
-      const url = await checkUrl(req.body.url);
+      const target = await resolveTarget(req.body, alerts.policy);
       const sub = await alerts.subscriptions.createWithinCap(
         owner,
-        { url, events: req.body.events, filter: normaliseFilter(req.body.filter), description: req.body.description },
+        {
+          ...target,
+          events: req.body.events,
+          filter: normaliseFilter(req.body.filter),
+          description: req.body.description,
+        },
         cap,
       );
       return reply.code(201).send({ ...view(sub), secret: sub.secret });
@@ -186,6 +249,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   r.patch(`${WEBHOOKS_PATH}/:id`, {
     onRequest: guard,
+    preValidation: checkChannelObject,
     schema: {
       operationId: 'updateWebhook',
       tags: [TAG],
@@ -201,10 +265,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
     handler: async (req) => {
       const owner = keyId(req);
       if (!(await alerts.subscriptions.get(owner, req.params.id))) throw notFound(req.params.id);
-      const url = req.body.url === undefined ? undefined : await checkUrl(req.body.url);
+      const { url: _url, channel: _channel, ...rest } = req.body;
+      const changesTarget = req.body.url !== undefined || req.body.channel !== undefined;
+      const target = changesTarget ? await resolveTarget(req.body, alerts.policy) : {};
       const sub = await alerts.subscriptions.update(owner, req.params.id, {
-        ...req.body,
-        url,
+        ...rest,
+        ...target,
         filter: req.body.filter && normaliseFilter(req.body.filter),
       });
       if (!sub) throw notFound(req.params.id);

@@ -15,6 +15,12 @@ export interface AlertSubscriptionsTable {
   description: string | null;
   /** The signing secret: kept in clear because every delivery is signed with it. */
   secret: string;
+  /**
+   * A notification channel's settings (src/alerts/channels/types.ts) as JSON, secrets included and kept in clear like
+   * `secret` (every delivery needs them); null for a webhook. Then `url` holds the channel's target without secrets.
+   * Added by migration 0005-alert-channels.
+   */
+  channel: string | null;
   enabled: number;
   disabled_reason: string | null;
   /** First failed delivery of the current failure streak; null while deliveries succeed. */

@@ -10,6 +10,7 @@ import { SubscriptionIndex } from './subscription-index.js';
 import type { EventType, WebhookFilter } from './events.js';
 import type { AlertSubscriptionsTable, AlertTables } from './schema.js';
 import { generateSecret } from './signing.js';
+import type { Channel } from './channels/types.js';
 
 export interface Subscription {
   id: string;
@@ -19,6 +20,8 @@ export interface Subscription {
   filter: WebhookFilter;
   description: string | null;
   secret: string;
+  /** A notification channel instead of a webhook (then `url` is its target without secrets); null for a webhook. */
+  channel: Channel | null;
   enabled: boolean;
   disabledReason: string | null;
   failingSince: number | null;
@@ -28,6 +31,8 @@ export interface Subscription {
 
 export interface NewSubscription {
   url: string;
+  /** With a channel, `url` is its secret-free target (apprise.ts displayTarget). */
+  channel?: Channel | null;
   events: EventType[];
   filter: WebhookFilter;
   description: string | null;
@@ -89,6 +94,7 @@ export class Subscriptions {
       filter: JSON.stringify(input.filter),
       description: input.description,
       secret: generateSecret(),
+      channel: input.channel ? JSON.stringify(input.channel) : null,
       enabled: 1,
       disabled_reason: null,
       failing_since: null,
@@ -121,7 +127,10 @@ export class Subscriptions {
     now = Date.now(),
   ): Promise<Subscription | undefined> {
     const set: Partial<AlertSubscriptionsTable> = { updated_at: now };
-    if (patch.url !== undefined) set.url = patch.url;
+    if (patch.url !== undefined) {
+      set.url = patch.url;
+      set.channel = patch.channel ? JSON.stringify(patch.channel) : null;
+    }
     if (patch.events !== undefined) set.events = JSON.stringify(patch.events);
     if (patch.filter !== undefined) set.filter = JSON.stringify(patch.filter);
     if (patch.description !== undefined) set.description = patch.description;
@@ -216,6 +225,7 @@ function fromRow(r: AlertSubscriptionsTable): Subscription {
     filter: JSON.parse(r.filter) as WebhookFilter,
     description: r.description,
     secret: r.secret,
+    channel: r.channel ? (JSON.parse(r.channel) as Channel) : null,
     enabled: Number(r.enabled) === 1,
     disabledReason: r.disabled_reason,
     failingSince: r.failing_since === null ? null : Number(r.failing_since),

@@ -12,8 +12,9 @@
  * still gets through. Any answer ends the streak.
  */
 import { bodyFor } from './chat-format.js';
+import type { ChannelSender } from './channels/send-channel.js';
 import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
-import type { Sender } from './send.js';
+import type { Sender, SendOptions, SendResult } from './send.js';
 import { SendShares } from './send-shares.js';
 import { signatureHeaders } from './signing.js';
 import type { Subscription, Subscriptions } from './subscriptions.js';
@@ -106,6 +107,8 @@ export class DeliveryWorker {
     private readonly sender: Sender,
     private readonly timing: DeliveryTiming,
     private readonly log: AlertLog,
+    /** Telegram, ntfy and e-mail subscriptions are sent through this (one delivery, the same bookkeeping). */
+    private readonly channels?: ChannelSender,
   ) {
     this.shares = new SendShares(timing.keyShare, timing.targetShare);
   }
@@ -189,10 +192,8 @@ export class DeliveryWorker {
       });
       return undefined;
     }
-    const body = bodyFor(new URL(sub.url), c.payload);
-    const headers = signatureHeaders(sub.secret, c.id, Math.floor(Date.now() / 1000), body);
     const streak = this.timeouts.get(sub.id) ?? 0;
-    const result = await this.sender.send(sub.url, body, { ...headers }, { timeoutMs: this.timeoutFor(streak) });
+    const result = await this.send(sub, c, { timeoutMs: this.timeoutFor(streak) });
     this.timeouts.delete(sub.id);
     if (result.timedOut) {
       this.timeouts.set(sub.id, streak + 1);
@@ -232,6 +233,18 @@ export class DeliveryWorker {
       if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);
     } else await this.subscriptions.recordFailure(sub.id, now, this.timing.disableAfterMs);
     return outcome;
+  }
+
+  /** One attempt: to the subscription's channel, or signed to its webhook URL. */
+  private async send(sub: Subscription, c: Claimed, options: SendOptions): Promise<SendResult> {
+    if (sub.channel) {
+      if (this.channels) return this.channels.send(sub.channel, c.payload, options);
+      const error = 'notification channels are not configured on this instance';
+      return { ok: false, retryable: true, status: null, latencyMs: null, retryAfterSeconds: null, error };
+    }
+    const body = bodyFor(new URL(sub.url), c.payload);
+    const headers = signatureHeaders(sub.secret, c.id, Math.floor(Date.now() / 1000), body);
+    return this.sender.send(sub.url, body, { ...headers }, options);
   }
 
   /** The send timeout after `streak` consecutive timeouts: halved each time down to the floor, whole every 4th. */

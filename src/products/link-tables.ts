@@ -1,5 +1,5 @@
 /**
- * What the service remembers of each product answer (migration 0005-product-links), so a product's history is
+ * What the service remembers of each product answer (migration 0006-product-links), so a product's history is
  * answered from the recorded rows without a live lookup: per SKU, each marketplace's own product id, and the size
  * rows of the last answer (which size labels the product answer uses, their GTINs and which marketplaces priced
  * them) to map each marketplace's recorded size labels onto the product's sizes.

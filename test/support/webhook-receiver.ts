@@ -11,6 +11,8 @@ import { Webhook } from 'standardwebhooks';
 
 export interface Received {
   id: string;
+  /** The request's path and query (a fake Telegram Bot API or ntfy server checks it). */
+  path: string;
   body: any;
   raw: string;
   headers: http.IncomingHttpHeaders;
@@ -34,6 +36,8 @@ export interface Receiver {
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   /** Resolves with the first request (any answer) whose webhook-id is `id`, when it arrives: no polling. */
   arrival(id: string): Promise<Received>;
+  /** Resolves once `count` requests were answered 2xx, signed or not (a channel's requests are unsigned). */
+  answered(count: number): Promise<void>;
 }
 
 export async function startReceiver(path = '/hook', port = 0): Promise<Receiver> {
@@ -61,6 +65,9 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
         await new Promise((r) => setTimeout(r, 20));
       }
     },
+    answered: async (count) => {
+      while (receiver.received.length < count) await once(arrivals, 'request');
+    },
     arrival: async (id) => {
       const seen = receiver.all.find((r) => r.id === id);
       if (seen) return seen;
@@ -84,6 +91,7 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
           }
           const hit = {
             id: String(req.headers['webhook-id']),
+            path: req.url ?? '',
             body,
             raw,
             headers: req.headers,
@@ -95,6 +103,7 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
           if (answer.status >= 200 && answer.status < 300) receiver.received.push(hit);
           res.writeHead(answer.status, answer.headers).end();
           arrivals.emit(hit.id, hit);
+          arrivals.emit('request', hit);
         });
       });
       server.listen(p, '127.0.0.1', () => {

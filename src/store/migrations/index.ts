@@ -7,12 +7,14 @@ import { keysMigration } from './0001-keys.js';
 import { historyMigration } from './0002-history.js';
 import { alertsMigration } from './0003-alerts.js';
 import { scheduleOwnerMigration } from './0004-schedule-owner.js';
-import { productLinksMigration } from './0005-product-links.js';
+import { alertChannelsMigration } from './0005-alert-channels.js';
+import { productLinksMigration } from './0006-product-links.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
   '0002-history': historyMigration,
   '0003-alerts': alertsMigration,
   '0004-schedule-owner': scheduleOwnerMigration,
-  '0005-product-links': productLinksMigration,
+  '0005-alert-channels': alertChannelsMigration,
+  '0006-product-links': productLinksMigration,
 };
