@@ -21,7 +21,7 @@ export const PRODUCT_TRACK_OPERATION = 'product';
 
 export interface TrackPayload {
   operation: OperationName | typeof PRODUCT_TRACK_OPERATION;
-  /** The lookup's canonical parameters (by SKU: `sku`, and `country`/`currency` when given). */
+  /** The lookup's canonical parameters (by SKU: `sku`, `country`, `currency` as the product answer completes them). */
   params: Record<string, unknown>;
   /** The key that asked for it: its limits apply to every refetch; null when added from the CLI. */
   ownerKeyId: string | null;
