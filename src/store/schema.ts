@@ -5,7 +5,8 @@
  */
 import type { AlertTables } from '../alerts/schema.js';
 import type { HistoryTables } from '../history/tables.js';
+import type { ProductLinkTables } from '../products/link-tables.js';
 import type { ScheduleTables } from '../schedule/tables.js';
 import type { KeyTables } from './key-tables.js';
 
-export interface Database extends KeyTables, HistoryTables, ScheduleTables, AlertTables {}
+export interface Database extends KeyTables, HistoryTables, ScheduleTables, AlertTables, ProductLinkTables {}

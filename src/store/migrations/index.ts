@@ -8,6 +8,7 @@ import { historyMigration } from './0002-history.js';
 import { alertsMigration } from './0003-alerts.js';
 import { scheduleOwnerMigration } from './0004-schedule-owner.js';
 import { alertChannelsMigration } from './0005-alert-channels.js';
+import { productLinksMigration } from './0006-product-links.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
@@ -15,4 +16,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0003-alerts': alertsMigration,
   '0004-schedule-owner': scheduleOwnerMigration,
   '0005-alert-channels': alertChannelsMigration,
+  '0006-product-links': productLinksMigration,
 };
