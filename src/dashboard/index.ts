@@ -1,0 +1,26 @@
+/**
+ * The dashboard (issue 31): a web page served by the service at `/`, signed in with an API key exchanged for a
+ * session cookie, on the same API routes. Registered from buildApp with one line; the page itself is `dashboard/`.
+ */
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import { loadAssets } from './assets.js';
+import { registerDashboardRoutes } from './routes.js';
+import type { SessionSigner } from './session.js';
+import { registerTrackedRoute } from './tracked-route.js';
+
+export { loadSessionSecret } from './secret.js';
+export { SessionSigner } from './session.js';
+
+export function registerDashboard(
+  app: FastifyInstance,
+  deps: { sessions: SessionSigner; guard: onRequestHookHandler },
+): void {
+  registerDashboardRoutes(app, {
+    assets: loadAssets(),
+    sessions: deps.sessions,
+    keys: app.marketlens.keys,
+    limits: app.marketlens.limits,
+    guard: deps.guard,
+  });
+  registerTrackedRoute(app, deps.guard);
+}
