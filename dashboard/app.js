@@ -86,7 +86,8 @@ signOutButton.addEventListener('click', async () => {
   try {
     await api('/dashboard/session', { method: 'DELETE' });
   } finally {
-    location.hash = '#/';
+    // replaceState, not a hash change: the router would draw the form again without the message.
+    history.replaceState(null, '', '#/');
     showSignIn('Signed out.');
   }
 });

@@ -7,9 +7,10 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** Colours with at least 3:1 contrast on white, told apart by dash patterns too. */
 const COLOURS = ['#1f5fbf', '#b3261e', '#1b7a3a', '#8a4b00', '#6a3d9a', '#00707a'];
 const DASHES = ['', '6 3', '2 3', '8 3 2 3', '4 4', '1 2'];
-const W = 720;
 const H = 280;
-const PAD = { left: 72, right: 16, top: 16, bottom: 32 };
+const PAD = { left: 92, right: 16, top: 16, bottom: 32 };
+/** Narrower drawing on a phone, so its text stays readable when scaled to the screen. */
+const narrow = () => window.matchMedia('(max-width: 40rem)').matches;
 
 /**
  * @typedef {{ t: number, v: number }} Point
@@ -29,6 +30,7 @@ function svg(tag, attrs) {
  * @returns {HTMLElement}
  */
 export function lineChart(lines, options) {
+  const W = narrow() ? 420 : 720;
   const withPoints = lines.filter((l) => l.points.length > 0);
   const figure = h('figure', { class: 'chart' });
   if (withPoints.length === 0) {
@@ -96,6 +98,7 @@ export function lineChart(lines, options) {
     root,
     tooltip,
   );
+  surface.style.aspectRatio = `${W} / ${H}`;
   let index = -1;
   /** @param {number} i */
   const show = (i) => {
