@@ -119,6 +119,8 @@ async function route() {
   }
   main.focus();
   notify('');
+  // When each page had its data on screen (bench/dashboard.ts reads the product page's).
+  performance.mark(`dashboard:${page}`);
 }
 
 window.addEventListener('hashchange', () => void route());

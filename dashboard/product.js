@@ -45,8 +45,13 @@ export async function productPage(operation, query) {
     headline(record, currency),
     actions(operation, params, record),
   );
-  if (SNEAKERS.includes(marketplace)) page.append(await sizeTable(record, marketplace, currency));
-  page.append(await historySection(operation, params));
+  // The size table and the history are independent: asked for together.
+  const [sizes, history] = await Promise.all([
+    SNEAKERS.includes(marketplace) ? sizeTable(record, marketplace, currency) : undefined,
+    historySection(operation, params),
+  ]);
+  if (sizes) page.append(sizes);
+  page.append(history);
   return page;
 }
 

@@ -72,6 +72,14 @@ export function loadAssets(dir = DASHBOARD_DIR): DashboardAssets {
   const template = readFileSync(join(dir, 'index.html'), 'utf8');
   const page = template
     .replace('<!--importmap-->', `<script type="importmap">${importMap}</script>`)
+    // Every module fetched at once, not import by import (the product page's first render: bench/dashboard.ts).
+    .replace(
+      '<!--modulepreload-->',
+      [...urls.entries()]
+        .filter(([f]) => f.endsWith('.js'))
+        .map(([, url]) => `<link rel="modulepreload" href="${url}" />`)
+        .join('\n    '),
+    )
     .replace(/\{\{asset:([\w.-]+)\}\}/g, (_m, file: string) => {
       const url = urls.get(file);
       if (!url) throw new Error(`dashboard/index.html names ${file}, which is not in ${dir}`);
