@@ -1,5 +1,5 @@
 /**
- * The HMAC key that signs dashboard session cookies, kept in the database (`dashboard_secrets`, migration 0005):
+ * The HMAC key that signs dashboard session cookies, kept in the database (`dashboard_secrets`, migration 0006):
  * the first instance to start creates it, every later start (and every other instance on the same database) reads
  * the same one, so sessions survive restarts and work behind a load balancer. Whoever can read the database can
  * forge a session; they can read the key hashes and every tracked product too, so that adds no new exposure.

@@ -1,4 +1,4 @@
-/** Tables of migration 0005: the dashboard's session-signing secret, shared by every instance on the database. */
+/** Tables of migration 0006: the dashboard's session-signing secret, shared by every instance on the database. */
 
 export interface DashboardSecretTable {
   /** `session`: the HMAC key that signs session cookies. */

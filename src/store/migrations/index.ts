@@ -7,12 +7,12 @@ import { keysMigration } from './0001-keys.js';
 import { historyMigration } from './0002-history.js';
 import { alertsMigration } from './0003-alerts.js';
 import { scheduleOwnerMigration } from './0004-schedule-owner.js';
-import { dashboardSecretsMigration } from './0005-dashboard-secrets.js';
+import { dashboardSecretsMigration } from './0006-dashboard-secrets.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
   '0002-history': historyMigration,
   '0003-alerts': alertsMigration,
   '0004-schedule-owner': scheduleOwnerMigration,
-  '0005-dashboard-secrets': dashboardSecretsMigration,
+  '0006-dashboard-secrets': dashboardSecretsMigration,
 };
