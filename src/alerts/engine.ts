@@ -9,7 +9,9 @@ import type { Kysely } from 'kysely';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
+import type { ProductAnswer } from '../products/types.js';
 import { detectChanges, detectFailure } from './detect.js';
+import { detectProductChanges } from './detect-product.js';
 import { BullmqDispatch } from './dispatch-bullmq.js';
 import { TEST_EVENT, type DetectedEvent, type WebhookMessage } from './events.js';
 import { messagesFor } from './match.js';
@@ -125,6 +127,11 @@ export class AlertEngine {
 
   handleFailure(failure: LiveFailure): void {
     this.enqueueWork((state) => detectFailure(failure, state));
+  }
+
+  /** A product answer (route or tracking run) made at `observedAt`: spread.above and price.new_low per size. */
+  handleProductAnswer(answer: ProductAnswer, observedAt: number): void {
+    this.enqueueWork((state) => detectProductChanges(answer, observedAt, state));
   }
 
   /** Resolves once every observation handed in so far is detected and its deliveries queued. */

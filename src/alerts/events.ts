@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'listing.removed',
   'product.not_found',
   'marketplace.changed',
+  'spread.above',
+  'price.new_low',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -58,6 +60,30 @@ export const filterSchema = z
       .positive()
       .optional()
       .describe('Threshold for price.above (major units): sent when a price rises over it'),
+    skus: z
+      .array(z.string().trim().min(1).max(100))
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Only these SKUs (style codes, case-insensitive): product events and prices of products with a SKU'),
+    min_spread_pct: z
+      .number()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .describe('spread.above: sent when best sell − best buy reaches this percentage of the buy price'),
+    min_spread: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('spread.above: sent when best sell − best buy reaches this amount (major units of their currency)'),
+    days: z
+      .number()
+      .int()
+      .min(1)
+      .max(365)
+      .optional()
+      .describe('price.new_low: the window of earlier prices a new low must be under, in days (default 30)'),
   })
   .strict()
   .meta({ id: 'WebhookFilter' });
@@ -127,13 +153,68 @@ export interface FailureData {
   at: string;
 }
 
+/** An offer in a product event: where to buy or sell at that size. */
+export interface ProductOfferData {
+  marketplace: string;
+  kind: string;
+  condition: string | null;
+  amount: number;
+  currency: string;
+  url: string | null;
+}
+
+/** The context of a product event: one size of a product answered across marketplaces. */
+export interface ProductSizeContext {
+  sku: string;
+  name: string | null;
+  country: string;
+  size: string;
+  size_system: string;
+  /** The currency of the buy price (the spread is only computed between offers in one currency). */
+  currency: string;
+  buy: ProductOfferData | null;
+  sell: ProductOfferData | null;
+  /** Best sell − best buy (same currency), null without both. */
+  spread: number | null;
+  /** The spread in percent of the buy price, rounded to 2 decimals. */
+  spread_pct: number | null;
+  observed_at: string;
+}
+
+/** The spread at a size, as remembered between answers. */
+export interface SpreadValue {
+  spread: number | null;
+  spread_pct: number | null;
+}
+
+/** The lowest buy price seen per UTC day (day start in ms, amount), oldest first. */
+export type DailyLows = Array<[number, number]>;
+
+export interface SpreadAboveData extends ProductSizeContext {
+  /** The spread before this answer, null the first time or when there was none. */
+  previous_spread: number | null;
+  previous_spread_pct: number | null;
+  min_spread: number | null;
+  min_spread_pct: number | null;
+}
+
+export interface NewLowData extends ProductSizeContext {
+  /** The lowest buy price recorded at this size within `days` before this answer. */
+  previous_low: number;
+  days: number;
+}
+
 /** A detected change, before fan-out. `threshold` events are matched per subscription, so they carry old/new only. */
 export type DetectedEvent =
   | { type: 'price.changed'; context: PriceContext; old: number; new: number }
   | { type: 'price.first'; context: PriceContext; new: number }
   | { type: 'stock.changed'; context: StockContext; inStock: boolean; price: number | null }
   | { type: 'listing.new' | 'listing.removed'; data: ListingData }
-  | { type: 'product.not_found' | 'marketplace.changed'; data: FailureData };
+  | { type: 'product.not_found' | 'marketplace.changed'; data: FailureData }
+  /** A size's spread changed (thresholds are per subscription: crossed in match.ts). */
+  | { type: 'product.spread'; context: ProductSizeContext; old: SpreadValue | null; new: SpreadValue }
+  /** A size's lowest buy price, with the daily lows seen before it (the window is per subscription). */
+  | { type: 'product.low'; context: ProductSizeContext; amount: number; earlier: DailyLows };
 
 /** The JSON body of every webhook (Standard Webhooks shape). */
 export interface WebhookMessage {

@@ -3,7 +3,19 @@
  * change crosses them here: price.below is sent when the new price is under the threshold and the old one was not
  * (or there was none), price.above the mirror image — once per crossing, never again while the price stays there.
  */
-import type { DetectedEvent, EventType, PriceContext, StockContext, WebhookFilter, WebhookMessage } from './events.js';
+import { lowWithin } from './detect-product.js';
+import type {
+  DetectedEvent,
+  EventType,
+  PriceContext,
+  ProductSizeContext,
+  StockContext,
+  WebhookFilter,
+  WebhookMessage,
+} from './events.js';
+
+/** price.new_low's window when the filter names none. */
+export const DEFAULT_LOW_DAYS = 30;
 
 export interface Subscriber {
   events: readonly EventType[];
@@ -60,7 +72,45 @@ export function messagesFor(event: DetectedEvent, sub: Subscriber, now: Date): W
       push(event.type, d);
       return out;
     }
+    case 'product.spread': {
+      if (!wants('spread.above') || !productMatches(event.context, f)) return out;
+      if (f.min_spread === undefined && f.min_spread_pct === undefined) return out;
+      // Reached now and not before: once per crossing (again only after it fell under and rose again).
+      const reaches = (v: { spread: number | null; spread_pct: number | null } | null) =>
+        v !== null &&
+        ((f.min_spread !== undefined && v.spread !== null && v.spread >= f.min_spread) ||
+          (f.min_spread_pct !== undefined && v.spread_pct !== null && v.spread_pct >= f.min_spread_pct));
+      if (reaches(event.new) && !reaches(event.old)) {
+        push('spread.above', {
+          ...event.context,
+          previous_spread: event.old?.spread ?? null,
+          previous_spread_pct: event.old?.spread_pct ?? null,
+          min_spread: f.min_spread ?? null,
+          min_spread_pct: f.min_spread_pct ?? null,
+        });
+      }
+      return out;
+    }
+    case 'product.low': {
+      if (!wants('price.new_low') || !productMatches(event.context, f)) return out;
+      const days = f.days ?? DEFAULT_LOW_DAYS;
+      const previous = lowWithin(event.earlier, Date.parse(event.context.observed_at), days);
+      if (previous !== null && event.amount < previous) {
+        push('price.new_low', { ...event.context, previous_low: previous, days });
+      }
+      return out;
+    }
   }
+}
+
+/** A product event: by SKU (`skus`, or `products` naming it), size label, country; lookup filters exclude it. */
+function productMatches(c: ProductSizeContext, f: WebhookFilter): boolean {
+  if (f.operations) return false;
+  if (f.skus && !anyEqual(f.skus, [c.sku])) return false;
+  if (f.products && !anyEqual(f.products, [c.sku])) return false;
+  if (f.sizes && !f.sizes.includes(c.size)) return false;
+  if (f.countries && !f.countries.includes(c.country.toUpperCase())) return false;
+  return true;
 }
 
 function contextMatches(c: PriceContext | StockContext, f: WebhookFilter): boolean {
@@ -70,6 +120,7 @@ function contextMatches(c: PriceContext | StockContext, f: WebhookFilter): boole
   if (f.sizes && (c.size === null || !f.sizes.includes(c.size))) return false;
   if (f.countries && (c.country === null || !f.countries.includes(c.country.toUpperCase()))) return false;
   if (f.products && !anyEqual(f.products, [c.product_id, c.sku, slugOf(c.url)])) return false;
+  if (f.skus && !anyEqual(f.skus, [c.sku])) return false;
   return true;
 }
 

@@ -19,10 +19,22 @@ export class AlertState {
    * Answers whether this call changed it, and the value it replaced (null the first time).
    */
   async swap<T>(key: string, next: T, observedAt: number, equal: (a: T, b: T) => boolean): Promise<Swap<T>> {
+    return this.update<T>(key, () => next, observedAt, equal);
+  }
+
+  /**
+   * `swap` for a value built from the stored one (a running record such as the daily lows): `next` is called with
+   * the value it would replace (null the first time), again after a lost race.
+   */
+  async update<T>(
+    key: string,
+    next: (old: T | null) => T,
+    observedAt: number,
+    equal: (a: T, b: T) => boolean,
+  ): Promise<Swap<T>> {
     // Keys are built from upstream values: a NUL or lone surrogate in one would make PostgreSQL refuse the whole
     // detection group. (The value is JSON: those are escaped there.)
     key = storableText(key);
-    const value = JSON.stringify(next);
     for (let race = 0; race < MAX_RACES; race++) {
       const row = await this.db
         .selectFrom('alert_state')
@@ -30,6 +42,7 @@ export class AlertState {
         .where('key', '=', key)
         .executeTakeFirst();
       if (!row) {
+        const value = JSON.stringify(next(null));
         const inserted = await this.db
           .insertInto('alert_state')
           .values({ key, value, observed_at: observedAt, version: 1 })
@@ -40,7 +53,9 @@ export class AlertState {
       }
       if (Number(row.observed_at) > observedAt) return { changed: false }; // an older observation arrived late
       const old = JSON.parse(row.value) as T;
-      if (equal(old, next)) return { changed: false };
+      const fresh = next(old);
+      if (equal(old, fresh)) return { changed: false };
+      const value = JSON.stringify(fresh);
       const updated = await this.db
         .updateTable('alert_state')
         .set({ value, observed_at: observedAt, version: row.version + 1 })

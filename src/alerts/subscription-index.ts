@@ -56,6 +56,9 @@ function productKeys(event: DetectedEvent): string[] {
     case 'listing.new':
     case 'listing.removed':
       return [event.data.listing_id, event.data.search];
+    case 'product.spread':
+    case 'product.low':
+      return [event.context.sku];
     default:
       return Object.values(event.data.params).filter((v): v is string => typeof v === 'string');
   }

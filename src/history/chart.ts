@@ -1,5 +1,5 @@
 /**
- * The series as an SVG line chart a person can open: one line per size/kind, a y axis in the currency, an x axis
+ * The series as an SVG line chart a person can open: one line per size/kind (or per marketplace × kind), a y axis in the currency, an x axis
  * in UTC dates, a legend. Plain SVG, no script, every text escaped (labels come from marketplaces).
  */
 import type { Series } from './series.js';
@@ -29,7 +29,16 @@ export function seriesLabel(s: Series): string {
     .join(' · ');
 }
 
-export function renderChart(series: Series[], title: string, interval: string | undefined): string {
+/**
+ * `labelOf` names each line in the legend (default: size · kind · condition); a product's history across
+ * marketplaces names the marketplace first.
+ */
+export function renderChart<S extends Series>(
+  series: S[],
+  title: string,
+  interval: string | undefined,
+  labelOf: (s: S) => string = seriesLabel,
+): string {
   const drawn = series.filter((s) => s.points.length > 0).slice(0, MAX_LINES);
   const pts = drawn.flatMap((s) => s.points.map((p) => ({ t: Date.parse(p.t), v: p.last })));
   // The legend sits under the plot, one row per line, so long labels (GOAT conditions) never run off the picture.
@@ -91,7 +100,7 @@ export function renderChart(series: Series[], title: string, interval: string | 
     }
     const ly = M.top + PLOT_H + M.bottom + 4 + i * LEGEND_ROW;
     out.push(`<line x1="${M.left}" y1="${ly}" x2="${M.left + 24}" y2="${ly}" stroke="${color}" stroke-width="3"/>`);
-    out.push(`<text x="${M.left + 30}" y="${ly + 4}">${esc(`${seriesLabel(s)} (${s.currency})`)}</text>`);
+    out.push(`<text x="${M.left + 30}" y="${ly + 4}">${esc(`${labelOf(s)} (${s.currency})`)}</text>`);
   });
   if (hidden > 0)
     out.push(

@@ -27,6 +27,7 @@ import { PRICE_KINDS } from './observation.js';
 import { HistoryRecorder } from './recorder.js';
 import { INTERVALS, querySeries, type Interval } from './series.js';
 import { EARLIEST_TIME_MS, parseTimeParam } from './time-param.js';
+import { isSkuTrackBody, parseSkuTrackRequest, SKU_TRACK_FIELDS } from '../products/track-sku.js';
 import { addTrackedWithinCap } from './track-cap.js';
 import { DEFAULT_INTERVAL_S, MIN_INTERVAL_S, parseTrackRequest, TRACK_KIND, trackDoc, trackHandler } from './track.js';
 
@@ -109,7 +110,9 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
     handler: async (req, reply) => {
       if (!req.apiKey) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
       const ownerKeyId = req.apiKey.id;
-      const { payload, intervalMs } = parseTrackRequest(req.body, ownerKeyId);
+      const { payload, intervalMs } = isSkuTrackBody(req.body)
+        ? parseSkuTrackRequest(req.body, ownerKeyId)
+        : parseTrackRequest(req.body, ownerKeyId);
       const job = await addTrackedWithinCap(
         store.db,
         store.engine,
@@ -530,7 +533,11 @@ const HISTORY_DESCRIPTION =
 
 const trackBodySchema = z
   .looseObject({
-    operation: z.enum(RECORDED_OPERATIONS as [string, ...string[]]).describe('The lookup to repeat'),
+    operation: z
+      .enum(RECORDED_OPERATIONS as [string, ...string[]])
+      .optional()
+      .describe('The lookup to repeat (required unless `sku` is given)'),
+    ...SKU_TRACK_FIELDS,
     query: z.string().optional().describe("The lookup's `query`; its other parameters (e.g. `country`) go beside it"),
     interval: z
       .union([z.number(), z.string()])
@@ -539,7 +546,12 @@ const trackBodySchema = z
         `Seconds between fetches (or \`15m\`, \`1h\`); at least ${MIN_INTERVAL_S}, default ${DEFAULT_INTERVAL_S}`,
       ),
   })
-  .meta({ examples: [{ operation: 'resale-b.prices', query: '1341930', country: 'US', interval: 900 }] });
+  .meta({
+    examples: [
+      { operation: 'resale-b.prices', query: '1341930', country: 'US', interval: 900 },
+      { sku: 'DD1391-100', country: 'US', interval: '15m' },
+    ],
+  });
 
 const trackedSchema = z
   .object({
@@ -572,7 +584,9 @@ const trackedSchema = z
 const TRACK_DESCRIPTION =
   'Refetches a lookup on a schedule through the normal lookup path (cache, de-duplication, upstream politeness and ' +
   "this key's rate limit and quota), so its prices build up in the history without anyone asking. Body: " +
-  "`{operation, query, …the lookup's other parameters, interval}`. The first fetch happens at once. With " +
+  "`{operation, query, …the lookup's other parameters, interval}`, or by SKU `{sku, country?, currency?, interval}`: " +
+  'each run is then one product answer across StockX, GOAT and Nike (`operation` `product` in the answer). ' +
+  'The first fetch happens at once. With ' +
   '`MARKETLENS_REDIS_URL` every instance shares the schedule (each product fetched once per interval across the ' +
   'cluster); otherwise the schedule lives in the database and survives a restart. ' +
   'Beyond Retailed: its `POST /db/products` is not documented. A key tracks at most MARKETLENS_MAX_TRACKED_PER_KEY ' +

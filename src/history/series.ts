@@ -9,10 +9,15 @@ export const INTERVALS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_00
 export type Interval = keyof typeof INTERVALS;
 
 export interface SeriesQuery {
-  lookupKey: string;
+  /** The lookup's rows (its cache key)… */
+  lookupKey?: string;
+  /** …or every row of one marketplace product, whichever lookup recorded it (a product's history by SKU). */
+  product?: { marketplace: string; productId: string };
   from: number;
   to: number;
   size?: string;
+  /** Only these size labels; null stands for the product-level prices (no size). */
+  sizes?: readonly (string | null)[];
   kind?: string;
   interval?: Interval;
 }
@@ -53,8 +58,9 @@ export async function querySeries(db: Kysely<Database>, q: SeriesQuery): Promise
 async function bucketed(db: Kysely<Database>, q: SeriesQuery, interval: Interval): Promise<Series[]> {
   const step = sql.lit(INTERVALS[interval]);
   const off = sql.lit(interval === 'week' ? WEEK_OFFSET : 0);
-  const filters = [sql`lookup_key = ${q.lookupKey}`, sql`observed_at >= ${q.from}`, sql`observed_at < ${q.to}`];
+  const filters = [selector(q, ''), sql`observed_at >= ${q.from}`, sql`observed_at < ${q.to}`];
   if (q.size !== undefined) filters.push(sql`size = ${q.size}`);
+  if (q.sizes !== undefined) filters.push(sizeIn(q.sizes));
   if (q.kind !== undefined) filters.push(sql`kind = ${q.kind}`);
   // GROUP BY gives min/max/count and the time of the last price per bucket and line; the last price itself is read
   // back by that time through the covering index (portable: no engine's bare-column or DISTINCT ON behaviour).
@@ -71,7 +77,7 @@ async function bucketed(db: Kysely<Database>, q: SeriesQuery, interval: Interval
   }>`
     select g.bucket, g.size, g.kind, g.condition, g.currency, g.mn, g.mx, g.n,
       (select max(p.amount) from history_prices p
-        where p.lookup_key = ${q.lookupKey} and p.observed_at = g.last_at and p.size is not distinct from g.size and p.kind = g.kind
+        where ${selector(q, 'p.')} and p.observed_at = g.last_at and p.size is not distinct from g.size and p.kind = g.kind
           and p.condition is not distinct from g.condition and p.currency = g.currency) as last
     from (
       select observed_at - ((observed_at - ${off}) % ${step}) as bucket, size, kind, condition, currency,
@@ -100,10 +106,11 @@ async function raw(db: Kysely<Database>, q: SeriesQuery): Promise<Series[]> {
   let sel = db
     .selectFrom('history_prices')
     .select(['size', 'kind', 'condition', 'currency', 'amount', 'observed_at'])
-    .where('lookup_key', '=', q.lookupKey)
+    .where(selector(q, ''))
     .where('observed_at', '>=', q.from)
     .where('observed_at', '<', q.to);
   if (q.size !== undefined) sel = sel.where('size', '=', q.size);
+  if (q.sizes !== undefined) sel = sel.where(sizeIn(q.sizes));
   if (q.kind !== undefined) sel = sel.where('kind', '=', q.kind);
   // Ordered by time on the (lookup_key, observed_at) index, so "last" is simply the last row seen per bucket.
   const rows = await sel.orderBy('observed_at', 'asc').execute();
@@ -135,6 +142,22 @@ async function raw(db: Kysely<Database>, q: SeriesQuery): Promise<Series[]> {
       points,
     })),
   );
+}
+
+/** The rows of the lookup or of the marketplace product (`p.` in the correlated subquery). */
+function selector(q: SeriesQuery, alias: '' | 'p.') {
+  const col = (name: string) => sql.ref(`${alias}${name}`);
+  if (q.product)
+    return sql<boolean>`${col('marketplace')} = ${q.product.marketplace} and ${col('product_id')} = ${q.product.productId}`;
+  if (q.lookupKey === undefined) throw new Error('a series needs a lookup key or a product');
+  return sql<boolean>`${col('lookup_key')} = ${q.lookupKey}`;
+}
+
+function sizeIn(sizes: readonly (string | null)[]) {
+  const labels = sizes.filter((s): s is string => s !== null);
+  const alternatives = labels.length > 0 ? [sql`size in (${sql.join(labels)})`] : [sql`1 = 0`];
+  if (sizes.includes(null)) alternatives.push(sql`size is null`);
+  return sql<boolean>`(${sql.join(alternatives, sql` or `)})`;
 }
 
 function sortLines(lines: Series[]): Series[] {

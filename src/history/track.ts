@@ -16,9 +16,12 @@ export const TRACK_KIND = 'track';
 export const MIN_INTERVAL_S = 60;
 export const DEFAULT_INTERVAL_S = 15 * 60;
 
+/** The `operation` of a product tracked by SKU (src/products/track-sku.ts): each run is one product answer. */
+export const PRODUCT_TRACK_OPERATION = 'product';
+
 export interface TrackPayload {
-  operation: OperationName;
-  /** The lookup's canonical parameters. */
+  operation: OperationName | typeof PRODUCT_TRACK_OPERATION;
+  /** The lookup's canonical parameters (by SKU: `sku`, and `country`/`currency` when given). */
   params: Record<string, unknown>;
   /** The key that asked for it: its limits apply to every refetch; null when added from the CLI. */
   ownerKeyId: string | null;
@@ -60,8 +63,9 @@ export function parseTrackRequest(
 export function trackHandler(app: FastifyInstance) {
   return async (job: Job): Promise<void> => {
     const p = job.payload as TrackPayload;
-    const op = getOperation(p.operation);
-    if (!op) throw new Error(`unknown operation ${p.operation}`);
+    const bySku = p.operation === PRODUCT_TRACK_OPERATION;
+    const op = bySku ? undefined : getOperation(p.operation);
+    if (!op && !bySku) throw new Error(`unknown operation ${p.operation}`);
     if (p.ownerKeyId) {
       const key = app.marketlens.keys.list().find((k) => k.id === p.ownerKeyId);
       if (!key || key.revoked_at)
@@ -73,10 +77,12 @@ export function trackHandler(app: FastifyInstance) {
     // just fetched it); otherwise this is a live fetch, recorded through the seam. It waits in the scheduled lane:
     // behind every interactive lookup of the marketplace, in a queue of its own.
     try {
-      await app.marketlens.lookup.run(op, p.params, {
-        maxAgeSeconds: Math.floor(job.intervalMs / 2000),
-        lane: 'scheduled',
-      });
+      if (op)
+        await app.marketlens.lookup.run(op, p.params, {
+          maxAgeSeconds: Math.floor(job.intervalMs / 2000),
+          lane: 'scheduled',
+        });
+      else await app.productWatch.refresh(p.params);
     } catch (e) {
       // That queue is full: this slot is skipped, the next interval tries again. The client counted and logged it;
       // thrown, it would be one "scheduled job failed" line per job.

@@ -22,6 +22,7 @@ import { LiveResults } from '../operations/live-results.js';
 import { registerHistory } from '../history/routes.js';
 import { registerProducts } from '../products/routes.js';
 import { LookupService } from '../operations/lookup.js';
+import { registerProductWatch, type AnswerProduct } from '../products/watch.js';
 import { ParsePool } from '../operations/parse-pool.js';
 import { openStore, type Store } from '../store/index.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
@@ -66,6 +67,8 @@ export interface AppDeps {
   alerts?: AlertsDeps['engine'];
   /** False: every request goes through Fastify, none through the cached-hit path (tests compare the two). */
   hitPath?: boolean;
+  /** The product answer by SKU (src/products): links, product history and product alerts hang off it. */
+  answerProduct?: AnswerProduct;
 }
 
 export interface AppState {
@@ -343,6 +346,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
+  registerProductWatch(app, { guard, answerProduct: deps.answerProduct });
   registerDashboard(app, { sessions, guard });
   registerAlertMetrics(metrics.registry, alerts);
 

@@ -7,6 +7,7 @@ import { keysMigration } from './0001-keys.js';
 import { historyMigration } from './0002-history.js';
 import { alertsMigration } from './0003-alerts.js';
 import { scheduleOwnerMigration } from './0004-schedule-owner.js';
+import { productLinksMigration } from './0005-product-links.js';
 import { dashboardSecretsMigration } from './0006-dashboard-secrets.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,5 +15,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002-history': historyMigration,
   '0003-alerts': alertsMigration,
   '0004-schedule-owner': scheduleOwnerMigration,
+  '0005-product-links': productLinksMigration,
   '0006-dashboard-secrets': dashboardSecretsMigration,
 };
