@@ -48,7 +48,7 @@ export async function productPage(operation, query) {
   // The size table and the history are independent: asked for together.
   const [sizes, history] = await Promise.all([
     SNEAKERS.includes(marketplace) ? sizeTable(record, marketplace, currency) : undefined,
-    historySection(operation, params),
+    historySection(operation, params, SNEAKERS.includes(marketplace) ? record?.sku : undefined),
   ]);
   if (sizes) page.append(sizes);
   page.append(history);
@@ -200,8 +200,12 @@ function ownSizes(record, marketplace, currency) {
   });
 }
 
-/** @param {string} operation @param {Record<string, string>} params */
-async function historySection(operation, params) {
+/**
+ * The history across marketplaces (`/api/v1/products/{sku}/history`) when the service has it for this SKU, else this
+ * marketplace's own (`/api/v1/history` of the lookup).
+ * @param {string} operation @param {Record<string, string>} params @param {string | undefined} sku
+ */
+async function historySection(operation, params, sku) {
   const section = h(
     'section',
     { 'aria-labelledby': 'history-title', class: 'card' },
@@ -223,7 +227,7 @@ async function historySection(operation, params) {
     const lines = series
       .filter((s) => (s.size ?? '') === size)
       .map((s) => ({
-        label: `${marketplaceLabel(operation.split('.')[0] ?? '')} ${kindLabel(s.kind).toLowerCase()}${s.condition && s.condition !== 'new' ? ` (${s.condition})` : ''}`,
+        label: `${marketplaceLabel(s.marketplace ?? operation.split('.')[0] ?? '')} ${kindLabel(s.kind).toLowerCase()}${s.condition && s.condition !== 'new' ? ` (${s.condition})` : ''}`,
         currency: s.currency,
         points: s.points.map((/** @type {any} */ p) => ({ t: Date.parse(p.t), v: p.last })),
       }));
@@ -238,9 +242,18 @@ async function historySection(operation, params) {
   };
   const load = async () => {
     chartHolder.setAttribute('aria-busy', 'true');
-    const body = await api('/api/v1/history', {
-      query: { operation, ...params, from: new Date(Date.now() - range[2]).toISOString(), interval: range[3] },
-    });
+    const span = { from: new Date(Date.now() - range[2]).toISOString(), interval: range[3] };
+    /** @type {any} */
+    let body;
+    if (sku) {
+      try {
+        body = await api(`/api/v1/products/${encodeURIComponent(sku)}/history`, { query: span });
+      } catch (err) {
+        // No such route here, or no product answer has linked this SKU yet: this marketplace's own history.
+        if (!(err instanceof ApiError) || err.status === 401) throw err;
+      }
+    }
+    body ??= await api('/api/v1/history', { query: { operation, ...params, ...span } });
     chartHolder.setAttribute('aria-busy', 'false');
     series = body.series ?? [];
     const sizes = [...new Set(series.map((s) => s.size ?? ''))].sort(

@@ -16,33 +16,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveResult } from '../../src/operations/live-results.js';
 import { auth, testApp } from '../support/app.js';
 import { chromiumAvailable, chromiumPath } from '../support/chromium.js';
-import { FakeUpstream } from '../support/fake-upstream.js';
-import { readFixture } from '../support/fixtures.js';
+import {
+  SKU,
+  STOCKX_SLUG as SLUG,
+  startProductUpstreams,
+  type ProductUpstreams,
+} from '../support/product-upstreams.js';
 import { REPO_ROOT } from '../support/repo-root.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
-const SLUG = 'marketlens-runner-1-harbor-blue';
-const SKU = 'ML-0001-400';
 const NAME = 'Marketlens Runner 1 Harbor Blue';
 const DAY = 86_400_000;
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'dashboard');
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Fake StockX: the search answers with the runner among its hits, the runner's page and its market data. */
-async function startStockx(): Promise<FakeUpstream> {
-  const stockx = await new FakeUpstream().start();
-  const search = readFixture('resale-a/search-response.json')
-    .replaceAll('marketlens-court-1-chalk', SLUG)
-    .replaceAll('Marketlens Court 1 Chalk', NAME)
-    .replaceAll('MLC-001', SKU);
-  stockx.on('POST /api/p/e', (req, res) => {
-    const op = (JSON.parse(req.body) as { operationName: string }).operationName;
-    const body = op === 'Browse' ? search : readFixture('resale-a/market-data.json');
-    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-  });
-  stockx.serve(`/${SLUG}`, readFixture('resale-a/product-page.html'));
-  return stockx;
+interface Offer {
+  marketplace: string;
+  amount: number;
+  currency: string;
 }
 
 /** Text as shown, with the no-break spaces of number formatting as plain spaces. */
@@ -58,7 +50,7 @@ function scaled(record: unknown, factor: number): unknown {
 }
 
 describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
-  let stockx: FakeUpstream;
+  let upstreams: ProductUpstreams;
   let receiver: Receiver;
   let app: FastifyInstance;
   let browser: Browser;
@@ -67,10 +59,11 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    [stockx, receiver] = await Promise.all([startStockx(), startReceiver()]);
+    [upstreams, receiver] = await Promise.all([startProductUpstreams(), startReceiver()]);
+    upstreams.serveProduct({ stockxSearchHasSku: true });
     app = await testApp(
       {
-        MARKETLENS_RESALE_A_ORIGIN: stockx.origin,
+        ...upstreams.env,
         MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true',
         MARKETLENS_WEBHOOK_ALLOW_PRIVATE: 'true',
       },
@@ -102,7 +95,7 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    await Promise.all([stockx?.stop(), receiver?.stop()]);
+    await Promise.all([upstreams?.stop(), receiver?.stop()]);
   });
 
   /** axe-core in the page (evaluated, so the page's own CSP stays on): no serious or critical violation. */
@@ -162,10 +155,24 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await hit.click();
 
     await page.getByRole('heading', { name: NAME }).waitFor();
-    const sizeRow = page.getByRole('row', { name: /^8 / });
+    // The size table across StockX, GOAT and Nike: the men's 8 row's best buy and best sell as the API answers them.
+    const answer = JSON.parse((await app.inject({ url: `/api/v1/products/${SKU}`, headers: auth })).body) as {
+      sizes: Array<{ size: string; size_system: string; best_buy: Offer | null; best_sell: Offer | null }>;
+    };
+    const eight = answer.sizes.find((r) => r.size === '8' && r.size_system === 'us_men')!;
+    expect(eight.best_buy).not.toBeNull();
+    const sizeRow = page.getByRole('row', { name: /^8 US M / });
     const bestBuy = sizeRow.locator('td.best-buy');
-    expect(await text(bestBuy)).toBe('USD 131.00 best buy');
-    expect(await text(sizeRow.locator('td.best-sell'))).toBe('USD 118.00 best sell');
+    expect(await text(bestBuy)).toBe(`${eight.best_buy!.currency} ${eight.best_buy!.amount.toFixed(2)} best buy`);
+    expect(await bestBuy.getAttribute('data-marketplace')).toBe(eight.best_buy!.marketplace);
+    if (eight.best_sell) {
+      expect(await text(sizeRow.locator('td.best-sell'))).toBe(
+        `${eight.best_sell.currency} ${eight.best_sell.amount.toFixed(2)} best sell`,
+      );
+    }
+    expect(await page.getByRole('columnheader').allTextContents()).toEqual(
+      expect.arrayContaining(['StockX lowest ask', 'GOAT lowest price', 'Nike retail']),
+    );
 
     // The chart: the product's own lines; the latest point under the mouse, the earliest with the keyboard.
     const chart = page.getByRole('group', { name: /Price history/ });
@@ -247,9 +254,9 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     expect(await page.getByLabel('API key').isVisible()).toBe(true);
 
     expect(consoleErrors).toEqual([]);
-    // The first load's "am I signed in?", the one refusal the revoked session met, and the cross-marketplace product answer: without that route on this
-    // service (a 404 route_not_found) the page shows the marketplace's own sizes, as above.
-    expect(failed.filter((f) => f !== `404 /api/v1/products/${SKU}`)).toEqual([
+    // The first load's "am I signed in?" and the one refusal the revoked session met; the product's history across
+    // marketplaces is a 404 until a product answer has linked the SKU (then the page draws StockX's own history).
+    expect(failed.filter((f) => f !== `404 /api/v1/products/${SKU}/history`)).toEqual([
       '401 /dashboard/session',
       '401 /api/v1/tracked',
     ]);

@@ -197,10 +197,14 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.headers['cache-control']).toBe('no-cache');
       expect(page.headers['content-security-policy']).toContain("default-src 'self'");
-      // Every asset by its fingerprinted name: the stylesheet and entry module by URL, the other modules by import map.
-      const urls = [...page.body.matchAll(/\/dashboard\/assets\/[\w-]+\.[0-9a-f]{12}\.(?:js|css)/g)].map((m) => m[0]);
+      // Every asset by its fingerprinted name (the stylesheet and entry module by URL, every module in the import
+      // map and a modulepreload link), and no module by its plain name outside the import map's keys.
+      const urls = [
+        ...new Set([...page.body.matchAll(/\/dashboard\/assets\/[\w-]+\.[0-9a-f]{12}\.(?:js|css)/g)].map((m) => m[0])),
+      ];
       expect(urls.filter((u) => u.endsWith('.css'))).toHaveLength(1);
-      expect(urls.filter((u) => u.includes('/app.'))).toHaveLength(2);
+      expect(urls.filter((u) => u.includes('/app.'))).toHaveLength(1);
+      expect(page.body).toMatch(/<script type="module" src="\/dashboard\/assets\/app\.[0-9a-f]{12}\.js">/);
       for (const url of urls) {
         expect(url).toMatch(/\.[0-9a-f]{12}\.(js|css)$/);
         const asset = await app.inject({ url, headers: { 'accept-encoding': 'gzip, br' } });
