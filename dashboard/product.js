@@ -292,7 +292,22 @@ function actions(operation, params, record) {
       status.textContent = err instanceof ApiError ? err.message : String(err);
     }
   });
-  const alertForm = alertFormFor(operation, record, status);
+  // Sneakers with a SKU can also be tracked as one product across StockX, GOAT and Nike (each run one product answer;
+  // this is what spread alerts watch).
+  const sku =
+    SNEAKERS.includes(operation.split('.')[0] ?? '') && typeof record?.sku === 'string' ? record.sku : undefined;
+  const trackSku = sku ? h('button', { type: 'button', class: 'quiet' }, 'Track across marketplaces (SKU)') : undefined;
+  trackSku?.addEventListener('click', async () => {
+    try {
+      const body = { sku, ...(params.currency ? { currency: params.currency } : {}) };
+      const tracked = await api('/api/v1/db/products', { method: 'POST', body });
+      status.textContent = `Tracked ${sku} across marketplaces: refreshed every ${Math.round(tracked.interval / 60)} min.`;
+      trackSku.disabled = true;
+    } catch (err) {
+      status.textContent = err instanceof ApiError ? err.message : String(err);
+    }
+  });
+  const alertForm = alertFormFor(operation, record, status, sku);
   const toggle = h(
     'button',
     { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'alert-form' },
@@ -303,17 +318,18 @@ function actions(operation, params, record) {
     toggle.setAttribute('aria-expanded', String(!alertForm.hidden));
     if (!alertForm.hidden) alertForm.querySelector('input')?.focus();
   });
-  return h('div', { class: 'actions' }, h('div', { class: 'buttons' }, track, toggle), alertForm, status);
+  return h('div', { class: 'actions' }, h('div', { class: 'buttons' }, track, trackSku, toggle), alertForm, status);
 }
 
-/** @param {string} operation @param {any} record @param {HTMLElement} status */
-function alertFormFor(operation, record, status) {
+/** @param {string} operation @param {any} record @param {HTMLElement} status @param {string | undefined} sku */
+function alertFormFor(operation, record, status, sku) {
   const url = h('input', { id: 'alert-url', type: 'url', required: true, placeholder: 'https://…' });
   const type = h(
     'select',
     { id: 'alert-type' },
     h('option', { value: 'below' }, 'Price falls below'),
     h('option', { value: 'change' }, 'Price changes by at least (%)'),
+    sku && h('option', { value: 'spread' }, 'Spread (best sell − best buy) reaches (% of buy)'),
   );
   const amount = h('input', { id: 'alert-amount', type: 'number', min: '0', step: 'any', required: true });
   const size = h('input', { id: 'alert-size', type: 'text', placeholder: 'any' });
@@ -329,17 +345,23 @@ function alertFormFor(operation, record, status) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const value = Number(amount.value);
+    // A spread alert is about the product across marketplaces (by SKU: track it by SKU for it to run); the others
+    // about this marketplace's lookup.
     /** @type {Record<string, unknown>} */
-    const filter = { operations: [operation], products: [String(record?.id ?? record?.sku ?? '')].filter(Boolean) };
+    const filter =
+      type.value === 'spread'
+        ? { skus: [sku], min_spread_pct: value }
+        : { operations: [operation], products: [String(record?.id ?? record?.sku ?? '')].filter(Boolean) };
     if (size.value.trim()) filter.sizes = [size.value.trim()];
     if (type.value === 'below') filter.below = value;
-    else filter.min_change_pct = value;
+    else if (type.value === 'change') filter.min_change_pct = value;
+    const event = type.value === 'spread' ? 'spread.above' : type.value === 'change' ? 'price.changed' : 'price.below';
     try {
       const created = await api('/api/v1/webhooks', {
         method: 'POST',
         body: {
           url: url.value,
-          events: [type.value === 'below' ? 'price.below' : 'price.changed'],
+          events: [event],
           filter,
           description: record?.name ?? null,
         },

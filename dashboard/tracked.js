@@ -18,19 +18,17 @@ export async function trackedPage() {
 
 /** @param {any} job */
 async function trackedItem(job) {
-  const query = String(job.params.query ?? '');
-  const marketplace = String(job.operation).split('.')[0] ?? '';
+  // A product tracked by SKU (operation `product`) is one product answer across marketplaces.
+  const bySku = job.operation === 'product';
+  const query = String((bySku ? job.params.sku : job.params.query) ?? '');
+  const marketplace = bySku ? 'sneakers' : (String(job.operation).split('.')[0] ?? '');
   /** @type {any} */
   let line;
   try {
-    const body = await api('/api/v1/history', {
-      query: {
-        operation: job.operation,
-        ...stringParams(job.params),
-        from: new Date(Date.now() - 30 * DAY).toISOString(),
-        interval: 'hour',
-      },
-    });
+    const span = { from: new Date(Date.now() - 30 * DAY).toISOString(), interval: 'hour' };
+    const body = bySku
+      ? await api(`/api/v1/products/${encodeURIComponent(query)}/history`, { query: span })
+      : await api('/api/v1/history', { query: { operation: job.operation, ...stringParams(job.params), ...span } });
     // The product's own line (no size) when there is one, else the first: one figure per product.
     line = body.series.find((/** @type {any} */ s) => s.size === null) ?? body.series[0];
   } catch (err) {
@@ -47,7 +45,15 @@ async function trackedItem(job) {
     h(
       'div',
       {},
-      h('a', { href: `#/product/${job.operation}/${encodeURIComponent(query)}` }, query),
+      h(
+        'a',
+        {
+          href: bySku
+            ? `#/search/resale-a/${encodeURIComponent(query)}`
+            : `#/product/${job.operation}/${encodeURIComponent(query)}`,
+        },
+        query,
+      ),
       h('p', { class: 'muted' }, marketplaceLabel(marketplace)),
     ),
     h(

@@ -191,13 +191,22 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
 
     await page.getByRole('button', { name: 'Track this product' }).click();
     await page.getByText(/^Tracked: refreshed every 15 min\.$/).waitFor();
+    await page.getByRole('button', { name: 'Track across marketplaces (SKU)' }).click();
+    await page.getByText(`Tracked ${SKU} across marketplaces: refreshed every 15 min.`).waitFor();
+    // The rows the API creates: the lookup, and the product by SKU.
     const tracked = await app.inject({ url: '/api/v1/tracked', headers: { 'x-api-key': key } });
     expect(JSON.parse(tracked.body).docs).toMatchObject([
       { operation: 'resale-a.product', params: { query: SLUG, currency: 'USD' } },
+      { operation: 'product', params: { sku: SKU } },
     ]);
 
     await page.getByRole('button', { name: 'Create an alert' }).click();
     await page.getByLabel('Webhook URL').fill(receiver.url);
+    expect(await page.getByLabel('When').locator('option').allTextContents()).toEqual([
+      'Price falls below',
+      'Price changes by at least (%)',
+      'Spread (best sell − best buy) reaches (% of buy)',
+    ]);
     await page.getByLabel('When').selectOption('below');
     await page.getByLabel('Threshold').fill('100');
     await page.getByRole('button', { name: 'Create alert' }).click();
@@ -228,6 +237,7 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Tracked' }).click();
     const item = page.getByRole('listitem').filter({ hasText: SLUG });
     await item.waitFor();
+    await page.getByRole('listitem').filter({ hasText: SKU }).waitFor();
     expect(await text(item)).toMatch(/USD \d+\.\d\d/);
     await capture(page, 'tracked');
 
