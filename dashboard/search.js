@@ -107,7 +107,7 @@ export function searchPage(marketplace = 'resale-a', query = '') {
     results.setAttribute('aria-busy', 'true');
     results.replaceChildren(h('p', { class: 'loading' }, `Searching ${marketplaceLabel(mp)}…`));
     try {
-      const body = await api(source.path, { query: { query: q } });
+      const body = await api(source.path, { query: { query: q, ...(mp === 'watchmarket' ? finder.params() : {}) } });
       const hits = source.hits(body, q);
       results.replaceChildren(
         h('h2', {}, `${hits.length} result${hits.length === 1 ? '' : 's'} on ${marketplaceLabel(mp)}`),
@@ -138,5 +138,64 @@ export function searchPage(marketplace = 'resale-a', query = '') {
     void run();
   });
   if (query) void run();
-  return h('div', {}, h('h1', {}, 'Search'), form, results);
+  const finder = finderFilters();
+  const syncFinder = () => (finder.element.hidden = select.value !== 'watchmarket');
+  select.addEventListener('change', syncFinder);
+  syncFinder();
+  return h('div', {}, h('h1', {}, 'Search'), form, finder.element, results);
+}
+
+/**
+ * Chrono24's search filters, found by name through the finder (`/api/v2/finder/watchmarket-search`, the catalog the
+ * service ships): type "dial", pick "Dial colour: Black", and the search sends `dial_color=702`.
+ */
+function finderFilters() {
+  const name = h('input', {
+    id: 'finder-name',
+    type: 'search',
+    autocomplete: 'off',
+    placeholder: 'e.g. dial, case material',
+  });
+  const find = h('button', { type: 'button', class: 'quiet' }, 'Find filters');
+  const choice = h('select', { id: 'finder-choice', disabled: true }, h('option', { value: '' }, 'No filter'));
+  const message = h('p', { class: 'help', role: 'status' });
+  find.addEventListener('click', async () => {
+    const q = name.value.trim();
+    if (!q) return;
+    try {
+      const groups = await api('/api/v2/finder/watchmarket-search', { query: { query: q } });
+      // Each group comes twice; the snake_case form (with filterGroupId) names the search parameter.
+      const options = (Array.isArray(groups) ? groups : [])
+        .filter((/** @type {any} */ g) => g.filterGroupId)
+        .flatMap((/** @type {any} */ g) =>
+          (g.values ?? [])
+            .slice(0, 300)
+            .map((/** @type {any} */ v) =>
+              h('option', { value: `${g.filterGroupId}=${v[g.filterGroupId]}` }, `${g.label}: ${v.label}`),
+            ),
+        );
+      choice.replaceChildren(h('option', { value: '' }, 'No filter'), ...options);
+      choice.disabled = options.length === 0;
+      message.textContent = options.length === 0 ? `No filter named “${q}”.` : `${options.length} filter values found.`;
+    } catch (err) {
+      message.textContent = err instanceof ApiError ? err.message : String(err);
+    }
+  });
+  const element = h(
+    'fieldset',
+    { class: 'card finder' },
+    h('legend', {}, 'Chrono24 filter (optional)'),
+    h('div', { class: 'field' }, h('label', { for: 'finder-name' }, 'Filter name'), name),
+    find,
+    h('div', { class: 'field' }, h('label', { for: 'finder-choice' }, 'Filter value'), choice),
+    message,
+  );
+  return {
+    element,
+    /** @returns {Record<string, string>} */
+    params: () => {
+      const [param, code] = choice.value.split('=');
+      return param && code ? { [param]: code } : {};
+    },
+  };
 }

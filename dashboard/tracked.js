@@ -21,7 +21,7 @@ async function trackedItem(job) {
   // A product tracked by SKU (operation `product`) is one product answer across marketplaces.
   const bySku = job.operation === 'product';
   const query = String((bySku ? job.params.sku : job.params.query) ?? '');
-  const marketplace = bySku ? 'sneakers' : (String(job.operation).split('.')[0] ?? '');
+  const marketplace = bySku ? 'StockX, GOAT and Nike (by SKU)' : (String(job.operation).split('.')[0] ?? '');
   /** @type {any} */
   let line;
   try {

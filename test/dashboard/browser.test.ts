@@ -147,6 +147,16 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     const cookies = await context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['ml_session', true, 'Strict']]);
 
+    // Chrono24's filters by name, from the finder (the catalog the service ships; no upstream request).
+    await page.getByLabel('Marketplace').selectOption('watchmarket');
+    await page.getByLabel('Filter name').fill('dial color');
+    await page.getByRole('button', { name: 'Find filters' }).click();
+    await page.getByText(/^\d+ filter values found\.$/).waitFor();
+    expect(await page.getByLabel('Filter value').locator('option').allTextContents()).toContain('Dial color: Black');
+    await checkAccessibility(page, 'search with the Chrono24 filter');
+    await page.getByLabel('Marketplace').selectOption('resale-a');
+    expect(await page.getByLabel('Filter name').isVisible()).toBe(false);
+
     await page.getByLabel('Name, SKU or URL').fill(SKU);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const hit = page.getByRole('link', { name: NAME }).first();
