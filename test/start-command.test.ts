@@ -111,6 +111,8 @@ describe('the start command', () => {
     // beside a copy of the bin: the bin runs ../dist/cli.js.
     cpSync(join(ROOT, 'dist'), join(BUILD, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'bin/marketlens'), join(BUILD, 'bin/marketlens'));
+    // The dashboard's page files ship beside dist/ (read at start-up from <package>/dashboard).
+    cpSync(join(ROOT, 'dashboard'), join(BUILD, 'dashboard'), { recursive: true });
     mkdirSync(TRACING_NODE_DIR);
     writeFileSync(
       join(TRACING_NODE_DIR, 'node'),

@@ -3,7 +3,7 @@
  * session cookie, on the same API routes. Registered from buildApp with one line; the page itself is `dashboard/`.
  */
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { loadAssets } from './assets.js';
+import { DASHBOARD_DIR, loadAssets, type DashboardAssets } from './assets.js';
 import { registerDashboardRoutes } from './routes.js';
 import type { SessionSigner } from './session.js';
 import { registerTrackedRoute } from './tracked-route.js';
@@ -15,8 +15,19 @@ export function registerDashboard(
   app: FastifyInstance,
   deps: { sessions: SessionSigner; guard: onRequestHookHandler },
 ): void {
+  // The page's files ship beside dist/; a copy of the service without them still serves the API (and says why the
+  // page is missing) rather than not starting.
+  let assets: DashboardAssets | undefined;
+  try {
+    assets = loadAssets();
+  } catch (e) {
+    app.log.error(
+      { err: { message: (e as Error).message }, dir: DASHBOARD_DIR },
+      'dashboard files missing: no page at /',
+    );
+  }
   registerDashboardRoutes(app, {
-    assets: loadAssets(),
+    assets,
     sessions: deps.sessions,
     keys: app.marketlens.keys,
     limits: app.marketlens.limits,

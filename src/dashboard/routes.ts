@@ -16,7 +16,8 @@ import { SESSION_COOKIE, SessionSigner, cookieValue, sessionCookieHeader, type S
 export const SESSION_PATH = '/dashboard/session';
 
 export interface DashboardDeps {
-  assets: DashboardAssets;
+  /** Absent when the page's files are missing: the session routes still work, the page is a 404. */
+  assets?: DashboardAssets;
   sessions: SessionSigner;
   keys: KeyStore;
   limits: KeyLimits;
@@ -28,28 +29,7 @@ const signInSchema = z.object({ key: z.string().min(1).max(200) }).strict();
 
 export function registerDashboardRoutes(app: FastifyInstance, deps: DashboardDeps): void {
   const { assets, sessions, keys, limits } = deps;
-  const csp = [
-    "default-src 'self'",
-    `script-src 'self' '${assets.importMapHash}'`,
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-  ].join('; ');
-
-  app.get('/', { schema: { hide: true } }, async (req, reply) => {
-    reply.header('cache-control', 'no-cache').header('content-security-policy', csp);
-    return sendAsset(req, reply, assets.html);
-  });
-
-  app.get<{ Params: { name: string } }>(`${ASSET_PREFIX}:name`, { schema: { hide: true } }, async (req, reply) => {
-    const asset = assets.byName.get(req.params.name);
-    if (!asset) throw new MarketlensError('route_not_found', `No dashboard asset ${req.params.name}`);
-    reply.header('cache-control', 'public, max-age=31536000, immutable');
-    return sendAsset(req, reply, asset);
-  });
+  if (assets) registerPage(app, assets);
 
   // Sign in: the key is checked like an API request's (and counted as one), then exchanged for the cookie. The key
   // itself goes nowhere: not into the cookie, the answer or the log (the body is not logged).
@@ -108,4 +88,30 @@ function sendAsset(req: FastifyRequest, reply: FastifyReply, asset: Asset) {
   reply.header('vary', 'accept-encoding').type(asset.type);
   if (encoding) reply.header('content-encoding', encoding);
   return reply.send(body);
+}
+
+/** The page at `/` and its fingerprinted assets. */
+function registerPage(app: FastifyInstance, assets: DashboardAssets): void {
+  const csp = [
+    "default-src 'self'",
+    `script-src 'self' '${assets.importMapHash}'`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
+
+  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+    reply.header('cache-control', 'no-cache').header('content-security-policy', csp);
+    return sendAsset(req, reply, assets.html);
+  });
+
+  app.get<{ Params: { name: string } }>(`${ASSET_PREFIX}:name`, { schema: { hide: true } }, async (req, reply) => {
+    const asset = assets.byName.get(req.params.name);
+    if (!asset) throw new MarketlensError('route_not_found', `No dashboard asset ${req.params.name}`);
+    reply.header('cache-control', 'public, max-age=31536000, immutable');
+    return sendAsset(req, reply, asset);
+  });
 }
