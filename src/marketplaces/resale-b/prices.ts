@@ -1,10 +1,10 @@
 /** Spec 4.3: latest prices per size and condition, from GOAT's `buy_bar_data` web API. */
 import { z } from 'zod';
-import { MarketlensError } from '../../errors.js';
+import { MarketlensError, invalidParam } from '../../errors.js';
 import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { GOAT_ORIGIN } from './hosts.js';
-import { GOAT_QUERY, isTemplateId, requireGoatProduct } from './find.js';
+import { isSkuQuery, isSlugQuery, isTemplateId, requireGoatProduct } from './find.js';
 import { parseBuyBarData } from './parse.js';
 import { RESALE_B_COUNTRIES, pricesRecordSchema } from './schema.js';
 
@@ -17,7 +17,10 @@ const params = z
       .trim()
       .min(1, 'is required')
       .max(200)
-      .regex(GOAT_QUERY, 'must be a numeric product template id (1341930), a SKU (DN3707-100) or a slug')
+      .refine(
+        (q) => isTemplateId(q) || isSkuQuery(q) || isSlugQuery(q),
+        'must be a numeric product template id (1341930), a SKU (DN3707-100) or a slug',
+      )
       .describe(
         'Numeric GOAT product template id (as on the product page), e.g. `1341930`; or a SKU (`DN3707-100`) or ' +
           'slug, found through GOAT search (`resale-b.search`)',
@@ -65,7 +68,8 @@ export const resaleBPrices = defineOperation({
     isTemplateId(p.query) ? null : requireGoatProduct(p.query, ctx).then((found) => ({ ...p, query: found.id })),
   async fetch(ctx, p) {
     if (!isTemplateId(p.query)) {
-      throw new MarketlensError('invalid_parameter', `resale-b.prices fetches by template id, not "${p.query}"`);
+      // Only a caller that skips the lookup service (the doctor) gets here with a SKU: it has no search to resolve it.
+      throw invalidParam('query', 'must be the numeric product template id here (no search to resolve a SKU or slug)');
     }
     const { countryCode, currency } = RESALE_B_COUNTRIES[p.country];
     const url = `${GOAT_ORIGIN}/web-api/v1/product_variants/buy_bar_data?productTemplateId=${p.query}&countryCode=${countryCode}`;

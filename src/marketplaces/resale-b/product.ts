@@ -93,7 +93,7 @@ export const resaleBProduct = defineOperation({
     'not included. `release_date_name` is `null` where GOAT sends an empty string.\n\n' +
     '`query` is a `www.goat.com` product URL (`/sneakers/{slug}` or `/apparel/{slug}`) or a bare slug; a bare slug is ' +
     'looked up under `/sneakers/` first, then under `/apparel/`.\n\n' +
-    'A SKU (one or two words with a digit, e.g. `DN3707-100`, `389368 10`) is first looked up with ' +
+    'A SKU (one or two words with a digit, five characters or more: `DN3707-100`, `389368 10`) is first looked up with ' +
     '`resale-b.search` (one more upstream request, cached as that search): the hit with exactly that SKU (case, ' +
     'spaces and hyphens ignored), else with that slug. None: 404 `not_found`.',
   params,

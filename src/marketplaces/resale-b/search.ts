@@ -156,6 +156,8 @@ export const resaleBSearch = defineOperation({
   parse(bodies: GoatSearchBodies, p) {
     return complete(parseGoatSearch(bodies, p.limit));
   },
+  // GOAT's search ignores case and repeated spaces: `DN3707-100` and `dn3707-100` make one cache entry, one fetch.
+  canonicalParams: (p) => ({ ...p, query: p.query.trim().replace(/\s+/g, ' ').toLowerCase() }),
   // Hits carry their own currency; the search itself is GOAT's US storefront.
   identify: (_record, p) => ({ id: p.query, country: 'US', currency: null, locale: null }),
   bodiesFromFiles(files) {
