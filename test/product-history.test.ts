@@ -8,10 +8,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveResult } from '../src/operations/live-results.js';
+import type { ProductAnswer } from '../src/products/types.js';
 import { auth, testApp } from './support/app.js';
 import { liveResultFrom } from './support/live-result.js';
 import { expectProblem } from './support/problem.js';
 import { productAnswer, type ProductSpec } from './support/product-answers.js';
+import { SKU as UP_SKU, startProductUpstreams, type ProductUpstreams } from './support/product-upstreams.js';
 import { sharedAvailable } from './support/shared.js';
 import { createTestDatabase, engineAvailable, ENGINES, type TestDatabase } from './support/stores.js';
 
@@ -205,5 +207,79 @@ describe.each(ENGINES)('GET /api/v1/products/{sku}/history on %s', (engine) => {
       expect(problem.detail, query).toContain(param);
     }
     expect((await app.inject({ url: `/api/v1/products/${SKU}/history` })).statusCode).toBe(401);
+  });
+});
+
+describe.each(ENGINES)('product history from real product answers (fake StockX, GOAT, Nike) on %s', (engine) => {
+  const run = engineAvailable(engine);
+  let db: TestDatabase;
+  let up: ProductUpstreams;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    if (!run) return;
+    db = await createTestDatabase(engine);
+    up = await startProductUpstreams();
+    app = await testApp({ ...db.env, ...up.env });
+  });
+  afterAll(async () => {
+    if (!run) return;
+    await app.close();
+    await up.stop();
+    await db.drop();
+  });
+
+  it.skipIf(!run)('the answer links the SKU; its lookups recorded the rows the history shows', async () => {
+    expect((await app.inject({ url: `/api/v1/products/${UP_SKU}/history`, headers: auth })).statusCode).toBe(404);
+    const product = await app.inject({ url: `/api/v1/products/${UP_SKU}`, headers: auth });
+    expect(product.statusCode, product.body).toBe(200);
+    const answer = product.json<ProductAnswer>();
+    await app.history.recorder.flush();
+
+    const res = await app.inject({
+      url: `/api/v1/products/dd1391%20100/history?size=10&size_system=us_men`,
+      headers: auth,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<{
+      sku: string;
+      series: Line[];
+      marketplaces: Array<{ marketplace: string; product_id: string }>;
+    }>();
+    expect(body.sku).toBe(UP_SKU);
+    expect(body.marketplaces).toEqual(
+      answer.marketplaces.map((m) => expect.objectContaining({ marketplace: m.marketplace, product_id: m.id })),
+    );
+    // One line per marketplace × kind × condition at men's 10; GOAT's women's 11.5W (the same shoe) is not among them.
+    expect(body.series.map((s) => s.label)).toEqual([
+      "StockX · size 10 US men's · lowest ask",
+      "GOAT · size 10 US men's · last sale · new_no_defects/good_condition",
+      "GOAT · size 10 US men's · lowest price · new_no_defects/good_condition",
+      'Nike · all sizes · current price',
+      'Nike · all sizes · regular price',
+    ]);
+    // Each line holds what the answer's offers at that size said (Nike's storefront price is its retail offer).
+    const row = answer.sizes.find((s) => s.size === '10' && s.size_system === 'us_men');
+    const offer = (marketplace: string, kind: string) =>
+      row?.offers.find((o) => o.marketplace === marketplace && o.kind === kind)?.amount;
+    const last = (marketplace: string, kind: string) =>
+      body.series.find((s) => s.marketplace === marketplace && s.kind === kind)?.points.at(-1)?.last;
+    expect(last('resale-a', 'lowest_ask')).toBe(offer('resale-a', 'lowest_ask'));
+    expect(last('resale-b', 'lowest_price')).toBe(offer('resale-b', 'lowest_price'));
+    expect(last('resale-b', 'last_sale')).toBe(offer('resale-b', 'last_sale'));
+    expect(last('sportswear', 'current_price')).toBe(offer('sportswear', 'retail'));
+
+    const chart = await app.inject({ url: `/api/v1/products/${UP_SKU}/history?size=10&format=svg`, headers: auth });
+    for (const site of ['StockX', 'GOAT', 'Nike']) expect(chart.body).toMatch(new RegExp(`<text [^>]*>${site} · `));
+    const csv = await app.inject({ url: `/api/v1/products/${UP_SKU}/history?size=10&format=csv`, headers: auth });
+    expect(
+      new Set(
+        csv.body
+          .trim()
+          .split('\r\n')
+          .slice(1)
+          .map((r) => r.split(',')[0]),
+      ),
+    ).toEqual(new Set(['resale-a', 'resale-b', 'sportswear']));
   });
 });

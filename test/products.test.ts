@@ -140,7 +140,8 @@ describe('GET /api/v1/products/{sku}', () => {
       const buys = r.offers.filter(
         (o) =>
           ['lowest_ask', 'lowest_price', 'instant_ship_lowest_price', 'retail'].includes(o.kind) &&
-          o.in_stock !== false,
+          o.in_stock !== false &&
+          !/used|with_defects/.test(o.condition ?? ''),
       );
       const bids = r.offers.filter((o) => o.kind === 'highest_bid');
       expect(r.best_buy?.amount ?? null, r.size).toBe(buys.length ? Math.min(...buys.map((o) => o.amount)) : null);
@@ -241,6 +242,52 @@ describe('GET /api/v1/products/{sku}', () => {
       for (const o of r.offers) expect(o.currency).toBe(o.marketplace === 'resale-a' ? 'EUR' : 'USD');
       if (r.best_buy) expect(r.best_buy.currency).toBe('EUR');
       if (r.best_sell) expect(r.best_sell.currency).toBe('EUR');
+    }
+  });
+
+  it('is documented in OpenAPI under its own tag, with its parameters, answer schema, example and cost', async () => {
+    interface Doc {
+      paths: Record<
+        string,
+        {
+          get: {
+            tags: string[];
+            parameters: { name: string; in: string }[];
+            description: string;
+            responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>;
+          };
+        }
+      >;
+      components: { schemas: Record<string, { examples?: unknown[] }> };
+      tags: { name: string }[];
+    }
+    const doc = (await app.inject({ url: '/openapi.json' })).json<Doc>();
+    const op = doc.paths['/api/v1/products/{sku}']!.get;
+    expect(op.tags).toEqual(['Products']);
+    expect(doc.tags.map((t) => t.name)).toContain('Products');
+    expect(op.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['path:sku', 'query:country', 'query:currency', 'query:max_age']),
+    );
+    expect(op.description).toMatch(/Counts as 1 request/);
+    expect(op.description).toMatch(/X-Missing-Parts/);
+    expect(op.responses['200']!.content['application/json']!.schema.$ref).toBe('#/components/schemas/ProductAnswer');
+    expect(op.responses['404']).toBeDefined();
+    expect(doc.components.schemas.ProductAnswer!.examples).toHaveLength(1);
+  });
+
+  it("is keyed and counts as one request against the key's limits, whatever its sub-lookups", async () => {
+    expectProblem(await app.inject({ url: PRODUCT }), 401, 'missing_api_key');
+    const limited = await testApp({ ...up.env, MARKETLENS_RATE_LIMIT: '2/min' });
+    try {
+      const first = await limited.inject({ url: PRODUCT, headers: auth });
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.headers['ratelimit-remaining']).toBe('1');
+      const usage = (await limited.inject({ url: '/api/v1/usage', headers: auth })).json<{ daily: { used: number } }>();
+      expect(usage.daily.used).toBe(1);
+      expect((await limited.inject({ url: PRODUCT, headers: auth })).statusCode).toBe(200);
+      expectProblem(await limited.inject({ url: PRODUCT, headers: auth }), 429, 'rate_limited');
+    } finally {
+      await limited.close();
     }
   });
 });

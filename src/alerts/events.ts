@@ -86,7 +86,13 @@ export const filterSchema = z
       .describe('price.new_low: the window of earlier prices a new low must be under, in days (default 30)'),
   })
   .strict()
-  .meta({ id: 'WebhookFilter' });
+  .meta({
+    id: 'WebhookFilter',
+    examples: [
+      { products: ['1341930'], sizes: ['10'], below: 150 },
+      { skus: ['DD1391-100'], sizes: ['10'], min_spread_pct: 15, days: 30 },
+    ],
+  });
 export type WebhookFilter = z.output<typeof filterSchema>;
 
 /** Stored form of a filter: country codes upper case (no transform in the schema: it also describes responses). */

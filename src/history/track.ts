@@ -82,7 +82,7 @@ export function trackHandler(app: FastifyInstance) {
           maxAgeSeconds: Math.floor(job.intervalMs / 2000),
           lane: 'scheduled',
         });
-      else await app.productWatch.refresh(p.params);
+      else await app.productWatch.refresh(p.params, job.intervalMs);
     } catch (e) {
       // That queue is full: this slot is skipped, the next interval tries again. The client counted and logged it;
       // thrown, it would be one "scheduled job failed" line per job.

@@ -17,10 +17,11 @@ import { problemResponses } from '../server/openapi.js';
 import type { Store } from '../store/index.js';
 import { readStoredProduct, type ProductLink, type StoredProduct } from './links.js';
 import { mapRecordedSizes, PRICED_PER_PRODUCT, type RecordedVariant } from './size-map.js';
+import { productPathSchema } from './params.js';
+import { PRODUCTS_TAG } from './routes.js';
 import { normaliseSku } from './sku.js';
 import { PRODUCT_MARKETPLACES, SIZE_SYSTEMS, type SizeSystem } from './types.js';
 
-export const PRODUCT_TAG = 'Products';
 const DAY = 86_400_000;
 
 /** One line: a marketplace's prices of one kind and condition at one size of the product. */
@@ -48,11 +49,11 @@ export function registerProductHistoryRoute(
     onRequest: deps.guard,
     schema: {
       operationId: 'productHistory',
-      tags: [PRODUCT_TAG],
+      tags: [PRODUCTS_TAG],
       summary: "A product's price history across marketplaces",
       description: DESCRIPTION,
       security: [{ apiKey: [] }],
-      params: z.object({ sku: z.string().min(1).max(100).describe('The SKU (style code), URL-encoded') }),
+      params: productPathSchema,
       querystring: querySchema,
       response: { 200: responseSchema, ...problemResponses([400, 401, 403, 404, 429]) },
     },

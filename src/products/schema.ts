@@ -42,8 +42,10 @@ const sizeSchema = z
       .nullable()
       .describe('How marketplaces were joined here: a shared GTIN, else the size label; null for one marketplace'),
     offers: z.array(offerSchema),
-    best_buy: offerSchema.nullable().describe('Cheapest buy offer in the requested currency not said out of stock'),
-    best_sell: offerSchema.nullable().describe('Highest bid in the requested currency'),
+    best_buy: offerSchema
+      .nullable()
+      .describe('Cheapest buy offer of a new pair in the requested currency, not said out of stock'),
+    best_sell: offerSchema.nullable().describe('Highest bid for a new pair in the requested currency'),
   })
   .strict()
   .meta({ id: 'ProductSize' });

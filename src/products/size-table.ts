@@ -75,9 +75,14 @@ export function sizeTable(
   }));
 }
 
+/** New (GOAT's `new_no_defects`, whatever its box): a used or defective pair is not the same thing to buy or sell. */
+export function isNew(o: ProductOffer): boolean {
+  return o.condition === null || /^new(?:_no_defects)?(?:\/|$)/.test(o.condition);
+}
+
 /**
  * The best offer of the kinds, in the requested currency only (prices are never converted, so another currency's
- * price cannot be compared); a buy offer said to be out of stock is not one.
+ * price cannot be compared); a buy offer said to be out of stock is not one, nor a used or defective pair.
  */
 function best(
   offers: readonly ProductOffer[],
@@ -87,7 +92,7 @@ function best(
 ): ProductOffer | null {
   let found: ProductOffer | null = null;
   for (const o of offers) {
-    if (o.currency !== currency || !kinds.includes(o.kind) || o.in_stock === false) continue;
+    if (o.currency !== currency || !kinds.includes(o.kind) || o.in_stock === false || !isNew(o)) continue;
     if (!found || better(o.amount, found.amount)) found = o;
   }
   return found;

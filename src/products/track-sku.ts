@@ -5,22 +5,16 @@
  * to `app.productWatch.refresh`).
  */
 import { z } from 'zod';
-import { invalidParam } from '../errors.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import { parseInterval, PRODUCT_TRACK_OPERATION, type TrackPayload } from '../history/track.js';
-import { normaliseSku } from './sku.js';
+import { productRequest } from './params.js';
 
+/** The form's fields; the SKU, country and currency are then checked as the product route checks them. */
 const skuTrackBody = z
   .object({
-    sku: z.string().trim().min(1).max(100),
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'expected an ISO 3166-1 alpha-2 code')
-      .optional(),
-    currency: z
-      .string()
-      .regex(/^[A-Za-z]{3}$/, 'expected an ISO 4217 code')
-      .optional(),
+    sku: z.string(),
+    country: z.string().optional(),
+    currency: z.string().optional(),
     interval: z.union([z.number(), z.string()]).optional(),
   })
   .strict();
@@ -40,8 +34,8 @@ export const SKU_TRACK_FIELDS = {
 /** What a product tracked by SKU stores as its parameters. */
 export interface SkuTrackParams {
   sku: string;
-  country?: string;
-  currency?: string;
+  country: string;
+  currency: string;
 }
 
 /** The SKU form is the body with a `sku` (the lookup form has an `operation` instead). */
@@ -56,11 +50,8 @@ export function parseSkuTrackRequest(
   const checked = skuTrackBody.safeParse(body);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
   const { sku, country, currency, interval } = checked.data;
-  const normal = normaliseSku(sku);
-  if (!normal) throw invalidParam('sku', 'must name a product');
-  const params: SkuTrackParams = { sku: normal };
-  if (country) params.country = country.toUpperCase();
-  if (currency) params.currency = currency.toUpperCase();
+  const request = productRequest(sku, { country, currency });
+  const params: SkuTrackParams = { sku: request.sku, country: request.country, currency: request.currency };
   return {
     payload: { operation: PRODUCT_TRACK_OPERATION, params: { ...params }, ownerKeyId },
     intervalMs: parseInterval(interval) * 1000,

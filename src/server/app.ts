@@ -67,7 +67,7 @@ export interface AppDeps {
   alerts?: AlertsDeps['engine'];
   /** False: every request goes through Fastify, none through the cached-hit path (tests compare the two). */
   hitPath?: boolean;
-  /** The product answer by SKU (src/products): links, product history and product alerts hang off it. */
+  /** Product answers from elsewhere than the product service (tests scripting the market for product alerts). */
   answerProduct?: AnswerProduct;
 }
 
