@@ -36,6 +36,8 @@ COPY --from=deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json LICENSE ./
 COPY bin bin
+# The dashboard's page files are served from <package>/dashboard (src/dashboard/assets.ts).
+COPY dashboard dashboard
 # (`npm start` and `npm run marketlens` check dist with it first)
 COPY scripts/ensure-dist.sh scripts/
 # The data volume belongs to the unprivileged `node` user (uid 1000) of the base image; the service runs as it.

@@ -167,10 +167,10 @@ describe('service core', () => {
   });
 
   it('registers every operation under its neutral and alias path', () => {
-    const routes = app.printRoutes({ commonPrefix: false });
+    // Asked of the router (the printed route tree nests every path under `/` once the dashboard serves `/`).
     for (const op of allOperations()) {
-      expect(routes).toContain(op.path);
-      expect(routes).toContain(aliasPath(op));
+      expect(app.hasRoute({ method: 'GET', url: op.path }), op.path).toBe(true);
+      expect(app.hasRoute({ method: 'GET', url: aliasPath(op) }), aliasPath(op)).toBe(true);
     }
     expect(aliasPath(allOperations().find((o) => o.name === 'watchmarket.finder')!)).toBe(
       '/api/v2/finder/chrono24-search',

@@ -113,6 +113,8 @@ describe('the start command', () => {
     cpSync(join(ROOT, 'bin/marketlens'), join(BUILD, 'bin/marketlens'));
     // And package.json, as in every installed copy: the service reads its version there (src/version.ts).
     cpSync(join(ROOT, 'package.json'), join(BUILD, 'package.json'));
+    // The dashboard's page files ship beside dist/ (read at start-up from <package>/dashboard).
+    cpSync(join(ROOT, 'dashboard'), join(BUILD, 'dashboard'), { recursive: true });
     mkdirSync(TRACING_NODE_DIR);
     writeFileSync(
       join(TRACING_NODE_DIR, 'node'),

@@ -81,6 +81,7 @@ export class KeyStore {
   private storedKeys: StoredKey[] = [];
   /** Every key by the hex SHA-256 of its text (a later entry with the same hash wins, as env keys come first). */
   private hashes = new Map<string, { key: StoredKey; hash: Buffer }>();
+  private byId = new Map<string, StoredKey>();
   private loadedVersion = -1;
   private timer?: NodeJS.Timeout;
   private polling = false;
@@ -117,6 +118,17 @@ export class KeyStore {
     const digest = hash('sha256', presented, 'hex');
     const entry = this.hashes.get(digest);
     const found = entry && timingSafeEqual(Buffer.from(digest, 'hex'), entry.hash) ? entry.key : undefined;
+    if (!found) return { ok: false, reason: 'invalid' };
+    if (found.revoked_at) return { ok: false, reason: 'disabled' };
+    return { ok: true, key: found };
+  }
+
+  /**
+   * Checks a key by its id, in memory (a dashboard session names its key by id): the same answer `verify` gives for
+   * that key's text, so a revoked key is refused here as soon as it is refused there.
+   */
+  verifyId(id: string): KeyCheck {
+    const found = this.byId.get(id);
     if (!found) return { ok: false, reason: 'invalid' };
     if (found.revoked_at) return { ok: false, reason: 'disabled' };
     return { ok: true, key: found };
@@ -210,6 +222,7 @@ export class KeyStore {
         { key, hash: Buffer.from(key.hash, 'hex') },
       ]),
     );
+    this.byId = new Map([...this.envKeys, ...this.storedKeys].map((key) => [key.id, key]));
     this.loadedVersion = version;
     return true;
   }

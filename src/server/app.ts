@@ -11,6 +11,7 @@ import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
 import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
 import { registerAlertMetrics } from '../alerts/metrics.js';
+import { loadSessionSecret, registerDashboard, SessionSigner } from '../dashboard/index.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { KeyStore } from '../keys/key-store.js';
@@ -165,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (!deps.store) await store.close();
       throw e;
     }));
+  // Dashboard sessions stand for a key on every route that takes one (src/dashboard, src/server/auth.ts).
+  const sessions = new SessionSigner(await loadSessionSecret(store.db));
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
   const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
   if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
@@ -295,7 +298,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(ok ? 200 : 503).send({ status, checks });
   });
 
-  const authenticate = makeAuthenticate(keys);
+  const authenticate = makeAuthenticate(keys, sessions);
   app.get('/metrics', {
     schema: { hide: true },
     onRequest: config.metricsPublic ? [] : [authenticate],
@@ -319,7 +322,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   // Every keyed route counts against the key's rate limit and quota (issue 27): lookups, db API, history, tracking,
   // webhooks. Only the usage, status and metrics routes stay free (they report; a monitor polls them).
-  const guard = guardWithLimits(identifyCaller(keys), limits);
+  const guard = guardWithLimits(identifyCaller(keys, sessions), limits);
   const hitRoutes = registerOperationRoutes(app, {
     registry,
     lookup,
@@ -347,13 +350,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
   registerProductWatch(app, { guard, answerProduct: deps.answerProduct });
+  registerDashboard(app, { sessions, guard });
   registerAlertMetrics(metrics.registry, alerts);
 
   // At debug and trace every request also logs an "incoming request" line through Fastify's child logger.
   if (deps.hitPath !== false && !['debug', 'trace'].includes(config.logLevel)) {
     app.marketlens.hitPath = installHitPath(app.server, {
       routes: hitRoutes,
-      keyOf: callerKey(keys),
+      keyOf: callerKey(keys, sessions),
       limits,
       accessLog,
       trustProxy,

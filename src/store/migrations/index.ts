@@ -9,6 +9,7 @@ import { alertsMigration } from './0003-alerts.js';
 import { scheduleOwnerMigration } from './0004-schedule-owner.js';
 import { alertChannelsMigration } from './0005-alert-channels.js';
 import { productLinksMigration } from './0006-product-links.js';
+import { dashboardSecretsMigration } from './0007-dashboard-secrets.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-schedule-owner': scheduleOwnerMigration,
   '0005-alert-channels': alertChannelsMigration,
   '0006-product-links': productLinksMigration,
+  '0007-dashboard-secrets': dashboardSecretsMigration,
 };
