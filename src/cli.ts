@@ -31,6 +31,7 @@ Usage:
   marketlens track list | track remove <id>
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
+  marketlens mcp [--key K]                      MCP server on stdio for a local assistant (key: MARKETLENS_API_KEY)
   marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]
                                                 one known lookup per operation, live: what answers, through which tier
 
@@ -65,6 +66,8 @@ async function main(args: string[]): Promise<number> {
       return (await import('./status/doctor-command.js')).doctorCommand(loadConfig(), rest);
     case 'track':
       return (await import('./history/track-cli.js')).trackCommand(loadConfig(), rest);
+    case 'mcp':
+      return (await import('./mcp/stdio.js')).mcpCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':

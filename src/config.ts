@@ -73,6 +73,8 @@ const globalShape = {
   MARKETLENS_WORKERS: int(1, 256).default(1),
   MARKETLENS_DATA_DIR: z.string().min(1).default('./data'),
   MARKETLENS_API_KEYS: commaList.default([]),
+  /** The key `marketlens mcp` (stdio) acts as; not read by the server. */
+  MARKETLENS_API_KEY: z.string().min(1).optional(),
   MARKETLENS_RATE_LIMIT: rateSpec.default({ points: 60, durationSeconds: 60 }),
   MARKETLENS_DAILY_QUOTA: int(0, 1e9).default(0),
   MARKETLENS_MONTHLY_QUOTA: int(0, 1e10).default(0),
@@ -283,6 +285,7 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
     workers: e.MARKETLENS_WORKERS,
     dataDir: e.MARKETLENS_DATA_DIR,
     apiKeys: e.MARKETLENS_API_KEYS,
+    mcpApiKey: e.MARKETLENS_API_KEY,
     rateLimit: e.MARKETLENS_RATE_LIMIT,
     dailyQuota: e.MARKETLENS_DAILY_QUOTA,
     monthlyQuota: e.MARKETLENS_MONTHLY_QUOTA,

@@ -57,7 +57,7 @@ export function lookupTools(registry: Registry, resaleBProductKeys: 'snake' | 'c
       title: `${site}: ${op.summary}`,
       annotations: { ...LOOKUP, idempotentHint: true },
       output: op.name === 'resale-b.product' && resaleBProductKeys === 'camel' ? productCamelRecordSchema : op.record,
-      summarize: summarizeRecord(site),
+      summarize: summarizeRecord(site, op),
     };
   });
 }
