@@ -9,8 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { z } from 'zod';
 import { MarketlensError } from '../errors.js';
@@ -66,6 +65,11 @@ export function registerMcpHttp(app: FastifyInstance, deps: McpHttpDeps): void {
         throw new MarketlensError('route_not_found', `No MCP session ${sessionId} for this API key`);
       }
       if (!session) {
+        // The SDK is loaded with the first MCP client, not at every start.
+        const [{ StreamableHTTPServerTransport }, { isInitializeRequest }] = await Promise.all([
+          import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+          import('@modelcontextprotocol/sdk/types.js'),
+        ]);
         if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
           throw new MarketlensError(
             'invalid_parameter',
@@ -88,7 +92,7 @@ export function registerMcpHttp(app: FastifyInstance, deps: McpHttpDeps): void {
         opened.transport.onclose = () => {
           if (opened.transport.sessionId) close(opened.transport.sessionId);
         };
-        await app.mcp.serverFor(credentialsOf(req.headers)).connect(opened.transport);
+        await (await app.mcp.serverFor(credentialsOf(req.headers))).connect(opened.transport);
         session = opened;
       } else {
         touch(sessionId!, session);

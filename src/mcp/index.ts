@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Registry } from '../operations/registry.js';
 import { registerMcpHttp } from './http.js';
 import type { RouteCatalog } from './route-catalog.js';
-import { createMcpServer, resolveTools, type ResolvedTool } from './server.js';
+import { resolveTools, type ResolvedTool } from './tools.js';
 import { lookupTools, ROUTE_TOOLS } from './tool-specs.js';
 
 export { RouteCatalog } from './route-catalog.js';
@@ -22,7 +22,7 @@ declare module 'fastify' {
       /** Every tool whose route is registered. */
       tools(): readonly ResolvedTool[];
       /** An MCP server acting as the key in `credentials` (`x-api-key` and/or `authorization`). */
-      serverFor(credentials: Record<string, string>): McpServer;
+      serverFor(credentials: Record<string, string>): Promise<McpServer>;
     };
   }
 }
@@ -45,8 +45,9 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     ]));
   app.decorate('mcp', {
     tools: resolved,
-    serverFor: (credentials: Record<string, string>) =>
-      createMcpServer({
+    // The SDK is loaded with the first MCP client, not at every start.
+    serverFor: async (credentials: Record<string, string>) =>
+      (await import('./server.js')).createMcpServer({
         app,
         tools: resolved(),
         credentials,

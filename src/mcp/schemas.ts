@@ -71,21 +71,35 @@ export interface ToolOutput {
   wrap(answer: unknown, args: Record<string, unknown>): Record<string, unknown>;
 }
 
-/** The output of a route answering `schema`: an object as it is, anything else as `{ results }`. */
+/**
+ * The output of a route answering `schema`: an object as it is, anything else as `{ results }`. Its JSON Schema is
+ * made once here, not on every `tools/list` (records are large): the tool declares it, and the record itself was
+ * already checked against the same zod schema on its way (the lookup's parse check, the route's serializer).
+ */
 export function toolOutput(schema: z.ZodType | undefined): ToolOutput {
   if (schema instanceof z.ZodObject) {
     // A fresh object of the same shape: the record's own id would make the JSON Schema a root `$ref`, and MCP
     // wants `type: object` at the root.
-    return { schema: z.object(schema.shape), wrap: (answer) => answer as Record<string, unknown> };
+    return { schema: declared(z.object(schema.shape)), wrap: (answer) => answer as Record<string, unknown> };
   }
   if (schema === undefined || schema instanceof z.ZodNull) {
     // 204: the route said done; the tool says what was done to which id.
     return {
-      schema: z.object({ done: z.literal(true), id: z.string().optional() }),
+      schema: declared(z.object({ done: z.literal(true), id: z.string().optional() })),
       wrap: (_answer, args) => ({ done: true, ...(typeof args.id === 'string' ? { id: args.id } : {}) }),
     };
   }
-  return { schema: z.object({ results: schema }), wrap: (answer) => ({ results: answer }) };
+  return { schema: declared(z.object({ results: schema })), wrap: (answer) => ({ results: answer }) };
+}
+
+/** An object schema that lists as `schema`'s JSON Schema (converted once) and checks only that it is an object. */
+function declared(schema: z.ZodObject): z.ZodObject {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io: 'output',
+    target: 'draft-7',
+    unrepresentable: 'any',
+  });
+  return z.looseObject({}).meta(json);
 }
 
 /** The route's success schema: its first 2xx response. */

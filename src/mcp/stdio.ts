@@ -42,7 +42,7 @@ export async function mcpCommand(config: Config, args: string[]): Promise<number
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
   transport.onclose = () => void shutdown();
-  await app.mcp.serverFor({ 'x-api-key': key }).connect(transport);
+  await (await app.mcp.serverFor({ 'x-api-key': key })).connect(transport);
   return -1; // keep running
 }
 

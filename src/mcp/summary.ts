@@ -84,9 +84,7 @@ function sizeOf(o: Obj): string | undefined {
 
 function titleOf(o: Obj): string | undefined {
   const info = isObj(o.product_info) ? o.product_info : {};
-  return (
-    text(o.name) ?? text(o.title) ?? text(info.full_title) ?? text(info.title) ?? text(o.model) ?? text(o.label)
-  );
+  return text(o.name) ?? text(o.title) ?? text(info.full_title) ?? text(info.title) ?? text(o.model) ?? text(o.label);
 }
 
 /** "Size 8: lowest ask 131 USD, last sale 127 USD" for each size row that has one. */
