@@ -29,6 +29,8 @@ Usage:
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens track add <operation> key=value… [--interval 15m]   refetch a lookup on schedule (price history)
   marketlens track list | track remove <id>
+  marketlens product <sku> [--size 10] [--country US] [--currency USD] [--json]
+                                                one product across StockX, GOAT and Nike, per size (live)
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
   marketlens mcp [--key K]                      MCP server on stdio for a local assistant (key: MARKETLENS_API_KEY)
@@ -68,6 +70,8 @@ async function main(args: string[]): Promise<number> {
       return (await import('./history/track-cli.js')).trackCommand(loadConfig(), rest);
     case 'mcp':
       return (await import('./mcp/stdio.js')).mcpCommand(loadConfig(), rest);
+    case 'product':
+      return (await import('./products/cli.js')).productCommand(loadConfig(), rest);
     case undefined:
     case 'help':
     case '--help':

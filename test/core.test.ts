@@ -120,7 +120,7 @@ describe('service core', () => {
     const missing = expectProblem(await app.inject({ url: PRICES, headers: auth }), 400, 'invalid_parameter');
     expect(missing.errors[0].param).toBe('query');
     const notNumeric = expectProblem(
-      await app.inject({ url: `${PRICES}?query=abc`, headers: auth }),
+      await app.inject({ url: `${PRICES}?query=${encodeURIComponent('<abc>')}`, headers: auth }),
       400,
       'invalid_parameter',
     );

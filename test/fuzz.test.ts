@@ -58,7 +58,12 @@ const GOOD: Record<string, Record<string, readonly string[]>> = {
     language: ['en-US', 'fr-FR', 'de-DE', 'ja-JP'],
     currency: ['USD', 'EUR', 'jpy'],
   },
-  'resale-b.prices': { query: ['1341930', '42', '000000000001'], country: ['US', 'uk', 'FR'] },
+  'resale-b.prices': { query: ['1341930', '42', '000000000001', 'FR2001-020'], country: ['US', 'uk', 'FR'] },
+  'resale-b.search': {
+    query: ['fixture runner', 'FR2001 020', 'dn3707-100'],
+    page: ['1', '2'],
+    limit: ['1', '12', '50'],
+  },
   'resale-b.product': {
     query: [
       'air-jordan-3-retro-white-cement',

@@ -116,7 +116,7 @@ describe('/openapi.json', () => {
       allOperations()
         .filter((op) => op.beyondSpec)
         .map((op) => op.name),
-    ).toEqual(['resale-a.trends']);
+    ).toEqual(['resale-a.trends', 'resale-b.search']);
     expect(OPERATION_NAMES).toHaveLength(allOperations().length);
     for (const op of allOperations()) {
       const entry = doc.paths[op.path]?.get;

@@ -99,10 +99,14 @@ describe('resale-b over HTTP', () => {
       expect(calls()[0]!.query.get('countryCode')).toBe('FR');
     });
 
-    it('rejects country=DE and a non-numeric id with 400 naming the parameter, without calling GOAT', async () => {
+    it('rejects country=DE and a query that is no id, SKU or slug with 400 naming the parameter, without calling GOAT', async () => {
       const de = expectProblem(await get(`${PRICES}?query=2000001&country=DE`), 400, 'invalid_parameter');
       expect(de.errors).toEqual([{ param: 'country', message: 'must be one of US, UK, FR' }]);
-      const id = expectProblem(await get(`${PRICES}?query=air-jordan-1`), 400, 'invalid_parameter');
+      const id = expectProblem(
+        await get(`${PRICES}?query=${encodeURIComponent('<air jordan>')}`),
+        400,
+        'invalid_parameter',
+      );
       expect(id.errors[0].param).toBe('query');
       expect(goat.count()).toBe(0);
     });

@@ -79,7 +79,7 @@ describe('marketlens doctor', () => {
     // Marketplaces with several operations: together they account for every request their fake saw.
     const sum = (...ops: string[]) =>
       rows.filter((r) => ops.includes(r.operation)).reduce((n, r) => n + r.upstream_requests, 0);
-    expect(sum('resale-b.prices', 'resale-b.product')).toBe(
+    expect(sum('resale-b.prices', 'resale-b.product', 'resale-b.search')).toBe(
       m.fakes['resale-b'].requests.filter((q) => q.path !== '/').length,
     );
     expect(sum('resale-a.search', 'resale-a.product', 'resale-a.trends')).toBe(
@@ -88,7 +88,7 @@ describe('marketlens doctor', () => {
     expect(rows.find((r) => r.operation === 'resale-b.prices')!.bytes).toBe(Buffer.byteLength(BUY_BAR_BODY));
     // The sportswear fixture page carries no integer gender: reported as a null field, not hidden.
     expect(rows.find((r) => r.operation === 'sportswear.product')!.null_fields).toContain('gender');
-    expect(formatDoctorTable(rows)).toMatch(/All 9 lookups answered\.$/);
+    expect(formatDoctorTable(rows)).toMatch(/All 10 lookups answered\.$/);
   });
 
   it('a blocked marketplace: upstream_blocked, no tier answered, every attempt counted', async () => {

@@ -6,12 +6,12 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { LookupCache } from '../cache/lookup-cache.js';
 import { utf8Bytes } from '../cache/store.js';
 import type { Config } from '../config.js';
-import { MarketlensError, upstreamChanged } from '../errors.js';
+import { MarketlensError, invalidParam, upstreamChanged } from '../errors.js';
 import type { HttpClient, LookupScope, RequestContext } from '../upstream/http-client.js';
 import { isScheduledDeferral, Lane, type LaneName } from '../upstream/lane.js';
 import type { LiveResults } from './live-results.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
-import type { AnyOperation, OperationName, Parsed } from './types.js';
+import type { AnyOperation, Operation, OperationName, Parsed, ResolveContext } from './types.js';
 import type { ParsePool } from './parse-pool.js';
 import { cancelledError, currentCallerScope, type CallerScope } from './caller-scope.js';
 
@@ -90,6 +90,35 @@ export class LookupService {
    * entry; the fetch itself runs on the parameters as given (a GOAT apparel URL still goes straight to /apparel/).
    */
   run(op: AnyOperation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
+    // Parameters that name the thing indirectly are resolved first, within the same deadline.
+    const resolving = op.resolveParams?.(params, this.resolveContext(opts));
+    if (!resolving) return this.runResolved(op, params, opts);
+    const deadlineAt = opts.deadlineAt ?? Date.now() + this.config.deadlineMs;
+    return resolving.then((resolved) => this.runResolved(op, resolved, { ...opts, deadlineAt }));
+  }
+
+  /**
+   * How other code runs a lookup on the normal path (cache, de-duplication, limits) and gets its record: operations
+   * resolving their parameters, helpers such as `findGoatProduct`.
+   */
+  resolveContext(opts: LookupOptions = {}): ResolveContext {
+    const deadlineAt = opts.deadlineAt ?? (opts.signal ? undefined : Date.now() + this.config.deadlineMs);
+    return {
+      lookup: async <R>(op: Operation<unknown, unknown, R, string, string>, raw: Record<string, unknown>) => {
+        const parsed = op.params.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw invalidParam(String(issue?.path[0] ?? 'query'), issue?.message ?? 'is not valid');
+        }
+        // Not `maxAgeSeconds`: what a resolution finds (which template a SKU names) does not change, so a cached answer
+        // serves it even when the caller forces a live lookup of the thing itself.
+        const res = await this.run(op, parsed.data, { signal: opts.signal, deadlineAt, lane: opts.lane });
+        return JSON.parse(res.body.toString('utf8')) as R;
+      },
+    };
+  }
+
+  private runResolved(op: AnyOperation, params: Record<string, unknown>, opts: LookupOptions): Promise<LookupResult> {
     let canonical: Record<string, unknown>;
     try {
       canonical = op.canonicalParams ? op.canonicalParams(params) : params;

@@ -22,6 +22,7 @@ export const OPERATIONS = {
   'sportswear.product': sportswearOperations.product,
   'electronics.product': electronicsOperations.product,
   'resale-a.trends': resaleAOperations.trends,
+  'resale-b.search': resaleBOperations.search,
 } as const satisfies Record<OperationName, Operation>;
 
 /** A marketplace as one unit: its descriptor and its operations (what a folder contributes). */

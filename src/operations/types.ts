@@ -19,6 +19,7 @@ export const OPERATION_NAMES = [
   'electronics.product',
   // Beyond the spec (CONTRACT §8).
   'resale-a.trends',
+  'resale-b.search',
 ] as const;
 export type OperationName = (typeof OPERATION_NAMES)[number];
 
@@ -82,10 +83,23 @@ export interface Operation<
    * the validated parameters are already canonical.
    */
   canonicalParams?(params: P): P;
+  /**
+   * For parameters that name the thing indirectly (a GOAT SKU where prices want the numeric id): the operation's own
+   * parameters, found by running other lookups through `ctx` (cached, de-duplicated, limited like any lookup). Runs
+   * before the cache key is made, so the answer is cached under the resolved parameters. `null`: nothing to resolve
+   * (the common case costs no promise). Throws not_found when nothing matches.
+   */
+  resolveParams?(params: P, ctx: ResolveContext): Promise<P> | null;
   /** What the record is about (canonical id, the request's country/currency/locale), for the live-result seam. */
   identify(record: R, params: P): RecordIdentity;
   /** `marketlens parse`: turns saved upstream files into the bodies `parse` takes. */
   bodiesFromFiles(files: SavedFile[], params: P): B;
+}
+
+/** What `resolveParams` (and helpers such as `findGoatProduct`) may do: run another lookup on the normal path. */
+export interface ResolveContext {
+  /** The record of `op` for `params` (validated with the operation's schema first, defaults applied). */
+  lookup<R>(op: Operation<unknown, unknown, R, string, string>, params: Record<string, unknown>): Promise<R>;
 }
 
 /** Any operation, built-in or registered at runtime: what the registry, routes and lookup service handle. */

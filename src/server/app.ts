@@ -19,6 +19,7 @@ import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
 import { LiveResults } from '../operations/live-results.js';
 import { registerHistory } from '../history/routes.js';
+import { registerProducts } from '../products/routes.js';
 import { LookupService } from '../operations/lookup.js';
 import { ParsePool } from '../operations/parse-pool.js';
 import { openStore, type Store } from '../store/index.js';
@@ -338,6 +339,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   liveResults.onFailure((failure) => alerts.handleFailure(failure));
   await registerHistory(app, { config, guard, store });
+  registerProducts(app, { lookup, deadlineMs: config.deadlineMs, guard, registry });
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
   await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));

@@ -101,6 +101,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string, pub
             'clients and clients generated from this document can call either.',
         },
         {
+          name: 'Products',
+          description: 'One product by SKU across StockX, GOAT and Nike, per size (beyond the spec; docs/products.md)',
+        },
+        {
           name: BEYOND_SPEC_TAG,
           description:
             "Extensions beyond the spec's eight lookups, for clients of the Retailed API (e.g. `stockx/trends`)",

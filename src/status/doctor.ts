@@ -26,6 +26,8 @@ export const DOCTOR_DEFAULTS: Record<OperationName, Record<string, string>> = {
   // Product template 1341930 is the Tazz slipper of the captures (../shared/upstream-samples/goat).
   'resale-b.prices': { query: '1341930' },
   'resale-b.product': { query: 'tazz-slipper-kids-sand-1143776k-san' },
+  // The Tazz slipper's SKU: its hit is the template above.
+  'resale-b.search': { query: '1143776K-SAN', limit: '5' },
   'sportswear.product': { query: 'DD1391-100' },
   'electronics.product': { query: '6534615' },
 };

@@ -23,6 +23,7 @@ describe.skipIf(!sharedAvailable)('parser robustness on real captures: enumerate
         'resale-a.product',
         'resale-b.prices',
         'resale-b.product',
+        'resale-b.search',
         'sportswear.product',
         'electronics.product',
       ]),

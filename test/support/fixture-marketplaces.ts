@@ -52,12 +52,14 @@ function stockx(req: LoggedRequest, res: ServerResponse): void {
   html(res, swap(STOCKX_PAGE, STOCKX_SLUG, slug));
 }
 
-// resale-b (GOAT): buy_bar_data for any template id, product pages for any slug.
+// resale-b (GOAT): buy_bar_data for any template id, product pages for any slug, the same search answer for any text.
 const GOAT_BUY_BAR = fixture('resale-b/buy-bar-data.json');
+const GOAT_SEARCH = fixture('resale-b/consumer-search.json');
 const GOAT_TEMPLATE = JSON.parse(fixture('resale-b/product-template.json')) as Record<string, unknown>;
 
 function goat(req: LoggedRequest, res: ServerResponse): void {
   if (req.path === '/web-api/v1/product_variants/buy_bar_data') return json(res, GOAT_BUY_BAR);
+  if (req.path === '/web-api/consumer-search/get-product-search-results') return json(res, GOAT_SEARCH);
   const m = /^\/(sneakers|apparel)\/([^/]+)$/.exec(req.path);
   if (!m) return notFound(res);
   const slug = safeDecode(m[2]!);

@@ -53,6 +53,9 @@ export const DERIVED: Partial<Record<OperationName, RegExp[]>> = {
   // image: media.thumbUrl, else smallImageUrl, else imageUrl (parse-search.ts).
   'resale-a.search': [/^\[\]\.image$/],
   'resale-a.trends': [/^\[\]\.image$/],
+  // lowest_price: the lowest of the variants' prices (a removed one leaves the next lowest); release_date: the date,
+  // else the date-time (Constructor); url: the section follows the category.
+  'resale-b.search': [/^\[\]\.lowest_price$/, /^\[\]\.release_date$/, /^\[\]\.url$/],
   // last_sale: salesInformation.lastSale, else statistics.lastSale.amount (parse-market.ts, two generations).
   'resale-a.product': [/\.market\.sales\.last_sale$/],
   // photos: the gallery, else the photos of the fetched review topics (parse-reviews.ts).
@@ -173,6 +176,18 @@ export function fixtureCases(): RobustnessCase[] {
       params: { query: '1', country: 'US' },
       bodies: () => fixture('resale-b/buy-bar-data.json'),
     },
+    ...(
+      [
+        ['consumer', 'consumer-search.json'],
+        ['constructor', 'constructor-search.json'],
+      ] as const
+    ).map(([source, file]) => ({
+      op: o['resale-b.search'],
+      label: `fixture: resale-b/${file}`,
+      shared: false,
+      params: { query: 'fr2001', page: 1, limit: 12 },
+      bodies: () => ({ source, body: fixture(`resale-b/${file}`) }),
+    })),
     {
       op: o['resale-b.product'],
       label: 'fixture: resale-b/product-template.json (as a page)',
@@ -284,6 +299,20 @@ export function captureCases(): RobustnessCase[] {
       params: { query: '1341930', country: 'US' },
       bodies: () => readCapture('goat/dewuapiparser_goat_1341930_buy_bar_data.json'),
     },
+    ...[
+      'scrapfly_search_2025-08-21_c15afbc.json',
+      'scrapfly_search_2023-11-27_702e5c1.json',
+      'scrapfly_search_2025-03-27_f07f3e1.json',
+    ].map((f) => {
+      const params = { query: 'x', page: 1, limit: 50 };
+      return {
+        op: o['resale-b.search'],
+        label: `capture: goat/${f}`,
+        shared: true,
+        params,
+        bodies: fromFiles(o['resale-b.search'], [`goat/${f}`], params),
+      };
+    }),
     ...goatTemplates.map((f) => ({
       op: o['resale-b.product'],
       label: `capture: goat/${f} (first template, as a page)`,

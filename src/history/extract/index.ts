@@ -4,13 +4,14 @@ import type { OperationName } from '../../operations/types.js';
 import type { ObservationBatch } from '../observation.js';
 import { extractElectronicsProduct } from './electronics.js';
 import { extractResaleAProduct, extractResaleASearch } from './resale-a.js';
-import { extractResaleBPrices, extractResaleBProduct } from './resale-b.js';
+import { extractResaleBPrices, extractResaleBProduct, extractResaleBSearch } from './resale-b.js';
 import { extractSportswearProduct } from './sportswear.js';
 import { extractWatchmarketSearch } from './watchmarket.js';
 
 const EXTRACTORS: Partial<Record<OperationName, (r: LiveResult) => ObservationBatch>> = {
   'resale-b.prices': extractResaleBPrices,
   'resale-b.product': extractResaleBProduct,
+  'resale-b.search': extractResaleBSearch,
   'resale-a.product': extractResaleAProduct,
   'resale-a.search': extractResaleASearch,
   'watchmarket.search': extractWatchmarketSearch,

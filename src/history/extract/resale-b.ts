@@ -1,6 +1,7 @@
 /** GOAT (resale-b): the buy bar (per size and condition, amounts in cents) and the product template. */
 import type { LiveResult } from '../../operations/live-results.js';
 import type { PriceEntry, ResaleBProduct } from '../../marketplaces/resale-b/schema.js';
+import type { GoatSearchHit } from '../../marketplaces/resale-b/search-schema.js';
 import type { ObservationBatch } from '../observation.js';
 import { emptyBatch, fromCents, pushPrice } from './common.js';
 
@@ -92,5 +93,22 @@ export function extractResaleBProduct(result: LiveResult): ObservationBatch {
   usd(r.used_lowest_price_cents, 'used');
   const loc = r.localized_special_display_price_cents;
   pushPrice(batch, result, { productId, kind: 'current_price', amount: fromCents(loc.amount), currency: loc.currency });
+  return batch;
+}
+
+/** Search hits: each a product (template id, name, page, picture, SKU); no prices, like the StockX search. */
+export function extractResaleBSearch(result: LiveResult): ObservationBatch {
+  const batch = emptyBatch(result);
+  for (const h of result.record as GoatSearchHit[]) {
+    batch.products.push({
+      marketplace: 'resale-b',
+      productId: h.id,
+      name: h.name,
+      url: h.url,
+      image: h.image,
+      sku: h.sku,
+      domain: 'goat.com',
+    });
+  }
   return batch;
 }

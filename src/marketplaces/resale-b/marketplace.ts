@@ -5,7 +5,8 @@ export const resaleBMarketplace = defineMarketplace({
   id: 'resale-b',
   alias: 'goat',
   site: 'GOAT',
-  hosts: ['www.goat.com', 'goat.com'],
+  // ac.cnstrc.com: Constructor.io, GOAT's former search service, the search's fallback (resale-b.search).
+  hosts: ['www.goat.com', 'goat.com', 'ac.cnstrc.com'],
   envName: 'RESALE_B',
   home: 'https://www.goat.com/',
   // Notes: "warm-up GET https://www.goat.com/ first and again after any 403".

@@ -3,18 +3,25 @@ import { z } from 'zod';
 import { MarketlensError } from '../../errors.js';
 import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
+import { GOAT_ORIGIN } from './hosts.js';
+import { GOAT_QUERY, isTemplateId, requireGoatProduct } from './find.js';
 import { parseBuyBarData } from './parse.js';
 import { RESALE_B_COUNTRIES, pricesRecordSchema } from './schema.js';
 
-export const GOAT_ORIGIN = 'https://www.goat.com';
+export { GOAT_ORIGIN } from './hosts.js';
 
 const params = z
   .object({
     query: z
       .string()
       .trim()
-      .regex(/^\d{1,12}$/, 'must be the numeric product template id, e.g. 1341930')
-      .describe('Numeric GOAT product template id (as on the product page), e.g. `1341930`'),
+      .min(1, 'is required')
+      .max(200)
+      .regex(GOAT_QUERY, 'must be a numeric product template id (1341930), a SKU (DN3707-100) or a slug')
+      .describe(
+        'Numeric GOAT product template id (as on the product page), e.g. `1341930`; or a SKU (`DN3707-100`) or ' +
+          'slug, found through GOAT search (`resale-b.search`)',
+      ),
     country: z
       .string()
       .trim()
@@ -32,7 +39,10 @@ export const resaleBPrices = defineOperation({
   summary: 'Latest prices per size and condition (GOAT)',
   description:
     "One entry per size × shoe condition × box condition, exactly as GOAT's `buy_bar_data` web API returns it " +
-    '(camelCase; `amount` is omitted where GOAT has no price). `country=UK` is sent to GOAT as `GB` with GBP.',
+    '(camelCase; `amount` is omitted where GOAT has no price). `country=UK` is sent to GOAT as `GB` with GBP.\n\n' +
+    '`query` is the numeric template id; a SKU or slug is first looked up with `resale-b.search` (one more upstream ' +
+    'request, cached as that search): the hit with exactly that SKU (case, spaces and hyphens ignored), else with ' +
+    'that slug. None: 404 `not_found`.',
   params,
   record: pricesRecordSchema,
   cacheClass: 'prices',
@@ -50,7 +60,13 @@ export const resaleBPrices = defineOperation({
       },
     ],
   },
+  // A SKU or slug → the template id, through the search (cached): the prices are then cached under the id.
+  resolveParams: (p, ctx) =>
+    isTemplateId(p.query) ? null : requireGoatProduct(p.query, ctx).then((found) => ({ ...p, query: found.id })),
   async fetch(ctx, p) {
+    if (!isTemplateId(p.query)) {
+      throw new MarketlensError('invalid_parameter', `resale-b.prices fetches by template id, not "${p.query}"`);
+    }
     const { countryCode, currency } = RESALE_B_COUNTRIES[p.country];
     const url = `${GOAT_ORIGIN}/web-api/v1/product_variants/buy_bar_data?productTemplateId=${p.query}&countryCode=${countryCode}`;
     const res = await ctx.http.request(

@@ -4,6 +4,7 @@ import { MarketlensError, invalidParam } from '../../errors.js';
 import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { parseMarketplaceUrl } from '../../upstream/url-guard.js';
+import { isSkuQuery, requireGoatProduct } from './find.js';
 import { isNotFoundPage, parseProductBody } from './parse.js';
 import { GOAT_ORIGIN } from './prices.js';
 import { PRODUCT_EXAMPLE } from './product-example.js';
@@ -64,6 +65,7 @@ const params = z
       .trim()
       .min(1, 'is required')
       .superRefine((value, ctx) => {
+        if (isSkuQuery(value)) return;
         try {
           resolveProductQuery(value);
         } catch (e) {
@@ -73,7 +75,7 @@ const params = z
       })
       .describe(
         'Storefront URL (`https://www.goat.com/sneakers/{slug}` or `/apparel/{slug}`) or the bare slug, e.g. ' +
-          '`air-jordan-3-retro-white-cement-reimagined-dn3707-100`',
+          '`air-jordan-3-retro-white-cement-reimagined-dn3707-100`; or a SKU (`DN3707-100`), found through GOAT search',
       ),
   })
   .strict();
@@ -90,11 +92,17 @@ export const resaleBProduct = defineOperation({
     'templates lack `age_groups`, `taxonomy_level1`, `featured_in` …) is `null`; other GOAT keys (`activity` …) are ' +
     'not included. `release_date_name` is `null` where GOAT sends an empty string.\n\n' +
     '`query` is a `www.goat.com` product URL (`/sneakers/{slug}` or `/apparel/{slug}`) or a bare slug; a bare slug is ' +
-    'looked up under `/sneakers/` first, then under `/apparel/`.',
+    'looked up under `/sneakers/` first, then under `/apparel/`.\n\n' +
+    'A SKU (one or two words with a digit, e.g. `DN3707-100`, `389368 10`) is first looked up with ' +
+    '`resale-b.search` (one more upstream request, cached as that search): the hit with exactly that SKU (case, ' +
+    'spaces and hyphens ignored), else with that slug. None: 404 `not_found`.',
   params,
   record: productRecordSchema,
   cacheClass: 'products',
   example: { params: { query: `https://www.goat.com/sneakers/${PRODUCT_EXAMPLE.slug}` }, response: PRODUCT_EXAMPLE },
+  // A SKU → the product's page, through the search (cached): the product is then cached under its slug.
+  resolveParams: (p, ctx) =>
+    isSkuQuery(p.query) ? requireGoatProduct(p.query, ctx).then((found) => ({ ...p, query: found.url })) : null,
   async fetch(ctx, p) {
     const { slug, sections } = resolveProductQuery(p.query);
     for (const [i, section] of sections.entries()) {
@@ -119,7 +127,8 @@ export const resaleBProduct = defineOperation({
     return complete(parseProductBody(body));
   },
   // A storefront URL and its bare slug name one product: one cache entry, one upstream fetch.
-  canonicalParams: (p) => ({ query: resolveProductQuery(p.query).slug }),
+  // A SKU not yet resolved (a cache probe before `resolveParams`) keys as itself.
+  canonicalParams: (p) => ({ query: isSkuQuery(p.query) ? p.query.trim() : resolveProductQuery(p.query).slug }),
   // The product template id, which resale-b.prices takes as its query: both lookups share the identity.
   identify: (record) => ({ id: String(record.id), country: null, currency: null, locale: null }),
   bodiesFromFiles(files) {

@@ -16,6 +16,11 @@ export const NIKE_ORIGIN = 'https://www.nike.com';
 /** Style-colour: style code, dash, colour code (DD1391-100, AR3565-103, 553558-092). */
 const STYLE_COLOR = '[A-Za-z0-9]{5,8}-[A-Za-z0-9]{3}';
 const STYLE_COLOR_ONLY = new RegExp(`^${STYLE_COLOR}$`);
+
+/** True when `text` is a bare style-colour code (`DD1391-100`). */
+export function isStyleColor(text: string): boolean {
+  return STYLE_COLOR_ONLY.test(text.trim());
+}
 /** [/{cc}][/{lang}]/t/{slug segments…}/{STYLE-COLOR}[/] */
 const PRODUCT_PATH = new RegExp(`^(?:/([A-Za-z]{2}))?(?:/([A-Za-z]{2}))?/t/((?:[^/]+/)*?)(${STYLE_COLOR})/?$`);
 

@@ -1,0 +1,120 @@
+/** The OpenAPI example of a product answer (one size shown; values of the test fixtures, not a real product). */
+import type { ProductAnswer } from './types.js';
+
+const STOCKX = 'https://stockx.com/nike-dunk-low-retro-white-black-2021';
+const GOAT = 'https://www.goat.com/sneakers/dunk-low-white-black-dd1391-100';
+
+export const PRODUCT_EXAMPLE: ProductAnswer = {
+  sku: 'DD1391-100',
+  country: 'US',
+  currency: 'USD',
+  product: {
+    name: 'Nike Dunk Low Retro White Black',
+    brand: 'Nike',
+    image: 'https://images.stockx.com/images/Nike-Dunk-Low-Retro-White-Black-2021-Product.jpg?w=700&h=500',
+    retail_price: { amount: 115, currency: 'USD' },
+    release_date: '2021-03-10',
+  },
+  marketplaces: [
+    {
+      marketplace: 'resale-a',
+      status: 'found',
+      id: '5e6a1e57-1c7d-435a-82bd-5666a13560fe',
+      slug: 'nike-dunk-low-retro-white-black-2021',
+      url: STOCKX,
+      currency: 'USD',
+      error: null,
+    },
+    {
+      marketplace: 'resale-b',
+      status: 'found',
+      id: '720624',
+      slug: 'dunk-low-white-black-dd1391-100',
+      url: GOAT,
+      currency: 'USD',
+      error: null,
+    },
+    {
+      marketplace: 'sportswear',
+      status: 'error',
+      id: null,
+      slug: null,
+      url: null,
+      currency: null,
+      error: { code: 'upstream_blocked', message: 'sportswear blocked the request (Akamai)' },
+    },
+  ],
+  sizes: [
+    {
+      size: '10',
+      size_system: 'us_men',
+      gtins: ['00195866054271'],
+      matched_by: 'size',
+      offers: [
+        {
+          marketplace: 'resale-a',
+          kind: 'lowest_ask',
+          condition: 'new',
+          amount: 131,
+          currency: 'USD',
+          in_stock: true,
+          url: STOCKX,
+        },
+        {
+          marketplace: 'resale-a',
+          kind: 'highest_bid',
+          condition: 'new',
+          amount: 118,
+          currency: 'USD',
+          in_stock: null,
+          url: STOCKX,
+        },
+        {
+          marketplace: 'resale-a',
+          kind: 'last_sale',
+          condition: 'new',
+          amount: 127,
+          currency: 'USD',
+          in_stock: null,
+          url: STOCKX,
+        },
+        {
+          marketplace: 'resale-b',
+          kind: 'lowest_price',
+          condition: 'new_no_defects',
+          amount: 125,
+          currency: 'USD',
+          in_stock: true,
+          url: GOAT,
+        },
+        {
+          marketplace: 'resale-b',
+          kind: 'last_sale',
+          condition: 'new_no_defects',
+          amount: 118,
+          currency: 'USD',
+          in_stock: null,
+          url: GOAT,
+        },
+      ],
+      best_buy: {
+        marketplace: 'resale-b',
+        kind: 'lowest_price',
+        condition: 'new_no_defects',
+        amount: 125,
+        currency: 'USD',
+        in_stock: true,
+        url: GOAT,
+      },
+      best_sell: {
+        marketplace: 'resale-a',
+        kind: 'highest_bid',
+        condition: 'new',
+        amount: 118,
+        currency: 'USD',
+        in_stock: null,
+        url: STOCKX,
+      },
+    },
+  ],
+};
