@@ -28,6 +28,8 @@ const LOOKUP_ARGS: Record<string, Record<string, unknown>> = {
   goat_product: { query: 'air-jordan-3-retro-mcp' },
   nike_product: { query: 'DD1391-100' },
   bestbuy_product: { query: '6500001' },
+  goat_search: { query: 'dunk' },
+  product_by_sku: { sku: 'DD1391-100' },
 };
 
 let m: FixtureMarketplaces;
@@ -129,6 +131,7 @@ describe('MCP over Streamable HTTP', () => {
     // The summaries an assistant quotes: product and prices with their currency.
     expect(textOf(called.goat_prices!)).toMatch(/USD/);
     expect(textOf(called.stockx_product!)).toMatch(/\d/);
+    expect(textOf(called.product_by_sku!)).toMatch(/DD1391-100.*Nike found/);
     // The history: the series, and the chart as an image block.
     const history = called.price_history!;
     expect((history.structuredContent as { series: unknown[] }).series.length).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import type { Registry } from '../operations/registry.js';
 import { registerMcpHttp } from './http.js';
 import type { RouteCatalog } from './route-catalog.js';
 import { resolveTools, type ResolvedTool } from './tools.js';
-import { lookupTools, ROUTE_TOOLS } from './tool-specs.js';
+import { lookupTools, routeTools } from './tool-specs.js';
 
 export { RouteCatalog } from './route-catalog.js';
 
@@ -41,7 +41,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   const resolved = () =>
     (tools ??= resolveTools(deps.catalog, [
       ...lookupTools(deps.registry, deps.config.resaleBProductKeys),
-      ...ROUTE_TOOLS,
+      ...routeTools(deps.registry),
     ]));
   app.decorate('mcp', {
     tools: resolved,

@@ -4,6 +4,7 @@
  * names; the currency comes from the operation's own `identify` (the one history and alerts use) when it knows it.
  */
 import type { AnyOperation } from '../operations/types.js';
+import type { ProductAnswer, ProductOffer } from '../products/types.js';
 
 export type Summarize = (content: Record<string, unknown>, args: Record<string, unknown>) => string;
 
@@ -232,3 +233,30 @@ export const summarizeWebhookList: Summarize = (c) => {
     ? 'No alert subscriptions.'
     : `${data.length} alert subscription${data.length === 1 ? '' : 's'}: ${list(data.map(webhookLine), MAX_ROWS)}.`;
 };
+
+const offerText = (o: ProductOffer, site: (m: string) => string) =>
+  `${money(o.amount, o.currency)} (${site(o.marketplace)}${o.condition && o.condition !== 'new' ? `, ${o.condition}` : ''})`;
+
+/** The product by SKU: the product, each marketplace's status, and per size the best buy and sell. */
+export function summarizeProduct(siteOf: (marketplace: string) => string): Summarize {
+  return (c) => {
+    const a = c as unknown as ProductAnswer;
+    const name = a.product.name ?? a.sku;
+    const retail = a.product.retail_price
+      ? `, retail ${money(a.product.retail_price.amount, a.product.retail_price.currency)}`
+      : '';
+    const sources = a.marketplaces
+      .map(
+        (m) =>
+          `${siteOf(m.marketplace)} ${m.status === 'error' ? `error (${m.error?.code ?? 'unknown'})` : m.status.replace('_', ' ')}`,
+      )
+      .join(', ');
+    const rows = a.sizes.map((s) => {
+      const buy = s.best_buy ? `buy ${offerText(s.best_buy, siteOf)}` : undefined;
+      const sell = s.best_sell ? `sell ${offerText(s.best_sell, siteOf)}` : undefined;
+      const best = [buy, sell].filter(Boolean).join(', ');
+      return `${s.size_system.replace('_', ' ')} ${s.size}: ${best || `${s.offers.length} offers, none in ${a.currency}`}`;
+    });
+    return `${name} (${a.sku})${retail}. ${sources}.${rows.length ? ` Sizes — ${list(rows, MAX_ROWS)}.` : ' No sizes offered.'}`;
+  };
+}

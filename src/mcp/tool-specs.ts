@@ -14,6 +14,7 @@ import { operationIdOf } from '../server/operation-routes.js';
 import type { InputOptions } from './schemas.js';
 import {
   summarizeHistory,
+  summarizeProduct,
   summarizeRecord,
   summarizeTracked,
   summarizeTrackedList,
@@ -62,8 +63,15 @@ export function lookupTools(registry: Registry, resaleBProductKeys: 'snake' | 'c
   });
 }
 
-/** The tools of the other routes. */
-export const ROUTE_TOOLS: readonly ToolDeclaration[] = [
+/** The tools of the other routes (a marketplace's site name from the registry, for the product summary). */
+export const routeTools = (registry: Registry): ToolDeclaration[] => [
+  {
+    name: 'product_by_sku',
+    operationId: 'productBySku',
+    title: 'One product by SKU across StockX, GOAT and Nike, per size',
+    annotations: { ...LOOKUP, idempotentHint: true },
+    summarize: summarizeProduct((id) => registry.marketplace(id).site),
+  },
   {
     name: 'price_history',
     operationId: 'history',
