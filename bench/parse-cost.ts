@@ -81,6 +81,20 @@ export function parseCases(): ParseCase[] {
   add('resale-b.product', 'fixture product-template.json in a page', [
     { path: 'page.html', text: goatProductPage(JSON.parse(fixture('resale-b/product-template.json'))) },
   ]);
+  const goatSearch = { query: 'x', page: 1, limit: 50 };
+  add(
+    'resale-b.search',
+    'capture goat consumer search 2025-08',
+    [cap('goat/scrapfly_search_2025-08-21_c15afbc.json')],
+    goatSearch,
+  );
+  add(
+    'resale-b.search',
+    'capture goat constructor search 2025-03',
+    [cap('goat/scrapfly_search_2025-03-27_f07f3e1.json')],
+    goatSearch,
+  );
+  add('resale-b.search', 'fixture consumer-search.json', [fix('resale-b/consumer-search.json')], goatSearch);
   add('sportswear.product', 'fixture constructed-product-page-us.html', [
     fix('sportswear/constructed-product-page-us.html'),
   ]);

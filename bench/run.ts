@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- figure…]`: the figures of issues 10, 17, 21 and 27 (cached throughput, workers, cold path, parse, dedup, memory, status, history, fairness), measured in one run, printed as tables and written to
- * bench/results.json. Figures: throughput, workers, cold, parse, dedup, memory, status, history, fairness (all by default). Durations and sizes come
+ * `npm run bench [-- figure…]`: the figures of issues 10, 17, 21 and 27 (cached throughput, workers, cold path, parse, dedup, memory, status, history, fairness, product), measured in one run, printed as tables and written to
+ * bench/results.json. Figures: throughput, workers, cold, parse, dedup, memory, status, history, fairness, product (all by default). Durations and sizes come
  * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -12,13 +12,25 @@ import { historyBench, type HistoryBenchResult } from './history.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
 import type { MemorySnapshot } from './lib/memory-probe.js';
 import { parseCost, type ParseRow } from './parse-cost.js';
+import { productBench, type ProductBenchResult } from './products.js';
 import { sharedAvailable } from './lib/payloads.js';
 import { statusCost, type StatusCostResult } from './status-cost.js';
 import { mb, round, table } from './lib/stats.js';
 import { throughput, type ThroughputResult } from './throughput.js';
 import { workersFigure, type WorkersResult } from './workers.js';
 
-const FIGURES = ['throughput', 'workers', 'cold', 'parse', 'dedup', 'memory', 'status', 'history', 'fairness'] as const;
+const FIGURES = [
+  'throughput',
+  'workers',
+  'cold',
+  'parse',
+  'dedup',
+  'memory',
+  'status',
+  'history',
+  'fairness',
+  'product',
+] as const;
 type Figure = (typeof FIGURES)[number];
 
 const asked = process.argv.slice(2).filter((a) => a !== '--');
@@ -42,6 +54,7 @@ const results: {
   status?: StatusCostResult;
   history?: HistoryBenchResult;
   fairness?: FairnessResult;
+  product?: ProductBenchResult;
   runtime_s?: number;
 } = {
   when: new Date().toISOString(),
@@ -332,6 +345,27 @@ if (want('fairness')) {
     `(${r.rate_per_s} lookups/s for ${r.window_s} s each, politeness ${r.min_interval_ms} ms between requests, fake answers after ` +
       `${r.upstream_delay_ms} ms; created in ${r.create_s} s ${JSON.stringify(r.create_statuses)}; ${r.tracked_fetched} tracked products fetched; ` +
       `${r.webhook_connections} webhook connections held; refused before the wire ${JSON.stringify(r.refused)}; log lines ${JSON.stringify(r.log_lines)})`,
+  );
+}
+
+if (want('product')) {
+  section('9. product by SKU: the answer against its slowest part (cold), upstream requests per answer, warm latency');
+  const r = await productBench({ log: (s) => console.log(s) });
+  results.product = r;
+  console.log(
+    table(
+      ['cold (no-cache)', 'p50 ms', 'p99 ms'],
+      [
+        ['product answer', r.answer_p50_ms, r.answer_p99_ms],
+        ['its slowest part alone', r.slowest_part_p50_ms, r.slowest_part_p99_ms],
+        ['answer − slowest part (per round)', r.over_slowest_p50_ms, r.over_slowest_p99_ms],
+      ],
+    ),
+  );
+  console.log(
+    `within 5 ms of its slowest part at p50: ${r.within_5ms_at_p50 ? 'yes' : 'NO'} (slowest part: ${JSON.stringify(r.slowest_part)}); ` +
+      `upstream requests per answer: first ${r.upstream_requests.first}, cold ${r.upstream_requests.cold}, warm ${r.upstream_requests.warm}; ` +
+      `warm answer p50 ${r.warm_p50_ms} ms, p99 ${r.warm_p99_ms} ms (${r.rounds} rounds each)`,
   );
 }
 

@@ -274,4 +274,20 @@ describe('GET /api/v1/products/{sku}', () => {
     expect(op.responses['404']).toBeDefined();
     expect(doc.components.schemas.ProductAnswer!.examples).toHaveLength(1);
   });
+
+  it("is keyed and counts as one request against the key's limits, whatever its sub-lookups", async () => {
+    expectProblem(await app.inject({ url: PRODUCT }), 401, 'missing_api_key');
+    const limited = await testApp({ ...up.env, MARKETLENS_RATE_LIMIT: '2/min' });
+    try {
+      const first = await limited.inject({ url: PRODUCT, headers: auth });
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.headers['ratelimit-remaining']).toBe('1');
+      const usage = (await limited.inject({ url: '/api/v1/usage', headers: auth })).json<{ daily: { used: number } }>();
+      expect(usage.daily.used).toBe(1);
+      expect((await limited.inject({ url: PRODUCT, headers: auth })).statusCode).toBe(200);
+      expectProblem(await limited.inject({ url: PRODUCT, headers: auth }), 429, 'rate_limited');
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findGoatProduct } from '../src/marketplaces/resale-b/find.js';
 import { wrapAsNextDataPage } from '../src/util/next-data.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
@@ -176,6 +177,20 @@ describe('resale-b.search over HTTP', () => {
       goat.requests.length = 0;
       expect((await cached(`${PRODUCT}?query=${SLUG}`)).headers['x-cache']).toBe('hit');
       expect(calls()).toEqual([]);
+    });
+
+    it('findGoatProduct (for other code): the ref of a SKU through the cached search; null for an unknown one', async () => {
+      goat.serve(CONSUMER, consumerAnswer);
+      const ctx = app.marketlens.lookup.resolveContext({ deadlineAt: Date.now() + 3000 });
+      expect(await findGoatProduct('FR2001-020', ctx)).toEqual({
+        id: '2000001',
+        slug: SLUG,
+        url: `https://www.goat.com/sneakers/${SLUG}`,
+        sku: null,
+      });
+      expect(await findGoatProduct('FR2001-020', ctx)).toMatchObject({ id: '2000001' });
+      expect(calls()).toEqual([CONSUMER]);
+      expect(await findGoatProduct('QQ0000-000', ctx)).toBeNull();
     });
 
     it('an unknown SKU is a 404 naming the query, after one search and nothing else', async () => {

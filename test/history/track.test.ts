@@ -104,8 +104,7 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('POST/DELETE /ap
       expectProblem(await post({ operation: 'watchmarket.finder', query: 'x' }), 400, 'invalid_parameter').detail,
     ).toMatch(/operation/);
     expect(
-      expectProblem(await post({ operation: 'resale-b.prices', query: 'not-a-number' }), 400, 'invalid_parameter')
-        .detail,
+      expectProblem(await post({ operation: 'resale-b.prices', query: 'abc' }), 400, 'invalid_parameter').detail,
     ).toMatch(/query/);
     expect(
       expectProblem(await post({ operation: 'resale-b.prices', query: '1', colour: 'red' }), 400, 'invalid_parameter')

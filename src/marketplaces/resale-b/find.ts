@@ -17,15 +17,19 @@ export function isTemplateId(query: string): boolean {
 }
 
 /**
- * Whether a bare resale-b.product `query` is a SKU rather than a slug. GOAT slugs are the name's words and the SKU's
- * (at least three hyphen-separated words, no spaces); SKUs are one or two words with a digit (`DN3707-100`,
- * `389368 10`, `1143776K-SAN`).
+ * Whether a bare `query` is a SKU rather than a slug. GOAT slugs are the name's words and the SKU's (at least three
+ * hyphen-separated words, no spaces); SKUs are one or two words with a digit, five characters or more without their
+ * separators (`DN3707-100`, `389368 10`, `1143776K-SAN`, `ID2350`). Anything with a space is taken as a SKU.
  */
 export function isSkuQuery(query: string): boolean {
   const q = query.trim();
-  if (!GOAT_QUERY.test(q) || /[.]/.test(q)) return false;
-  if (/\s/.test(q)) return true;
-  return q.split(/[-_]/).length <= 2 && /\d/.test(q);
+  if (!GOAT_QUERY.test(q) || /[.]/.test(q) || !/\d/.test(q) || normalizeSku(q).length < MIN_SLUG_SKU) return false;
+  return /\s/.test(q) || q.split(/[-_]/).length <= 2;
+}
+
+/** Whether a bare `query` has a GOAT slug's shape: three or more words of letters and digits joined by hyphens. */
+export function isSlugQuery(query: string): boolean {
+  return /^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+){2,}$/.test(query.trim());
 }
 
 export interface GoatProductRef {

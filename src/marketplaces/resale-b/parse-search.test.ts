@@ -161,11 +161,9 @@ describe('resale-b search on the repo fixtures', () => {
       true,
       true,
     ]);
-    expect(['failing-shoe', 'tazz-slipper-kids-sand-1143776k-san', 'no-such-shoe'].map(isSkuQuery)).toEqual([
-      false,
-      false,
-      false,
-    ]);
+    expect(
+      ['failing-shoe', 'tazz-slipper-kids-sand-1143776k-san', 'no-such-shoe', 'p-1', 'abc'].map(isSkuQuery),
+    ).toEqual([false, false, false, false, false]);
     const slug = 'air-jordan-3-retro-white-cement-reimagined-dn3707-100';
     expect(hitHasSku({ sku: null, slug }, 'DN3707 100')).toBe(true);
     expect(hitHasSku({ sku: null, slug }, '100')).toBe(false);

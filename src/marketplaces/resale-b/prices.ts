@@ -4,7 +4,7 @@ import { MarketlensError } from '../../errors.js';
 import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { GOAT_ORIGIN } from './hosts.js';
-import { GOAT_QUERY, isTemplateId, requireGoatProduct } from './find.js';
+import { isSkuQuery, isSlugQuery, isTemplateId, requireGoatProduct } from './find.js';
 import { parseBuyBarData } from './parse.js';
 import { RESALE_B_COUNTRIES, pricesRecordSchema } from './schema.js';
 
@@ -17,7 +17,10 @@ const params = z
       .trim()
       .min(1, 'is required')
       .max(200)
-      .regex(GOAT_QUERY, 'must be a numeric product template id (1341930), a SKU (DN3707-100) or a slug')
+      .refine(
+        (q) => isTemplateId(q) || isSkuQuery(q) || isSlugQuery(q),
+        'must be a numeric product template id (1341930), a SKU (DN3707-100) or a slug',
+      )
       .describe(
         'Numeric GOAT product template id (as on the product page), e.g. `1341930`; or a SKU (`DN3707-100`) or ' +
           'slug, found through GOAT search (`resale-b.search`)',
