@@ -135,7 +135,16 @@ describe('MCP over Streamable HTTP', () => {
     // The history: the series, and the chart as an image block.
     const history = called.price_history!;
     expect((history.structuredContent as { series: unknown[] }).series.length).toBeGreaterThan(0);
-    expect(history.content.some((c) => c.type === 'image' && c.mimeType.startsWith('image/'))).toBe(true);
+    const image = history.content.find((c) => c.type === 'image');
+    expect(image?.type === 'image' && image.mimeType).toBe('image/png');
+    const png = Buffer.from(image?.type === 'image' ? image.data : '', 'base64');
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(textOf(history)).toMatch(/\(blue line\) size \S+ · .* USD/);
+    const svg = (await client.callTool({
+      name: 'price_history',
+      arguments: { ...toolArgs('price_history'), chart: 'svg' },
+    })) as CallToolResult;
+    expect(svg.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/svg+xml' });
   });
 
   it('answers a route error as a tool error with the problem code', async () => {

@@ -16,6 +16,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { renderChart } from '../history/chart.js';
 import type { Series } from '../history/series.js';
 import { withCallerScope } from '../operations/caller-scope.js';
+import { renderChartPng } from './chart-png.js';
 import type { CatalogedRoute } from './route-catalog.js';
 import type { ResolvedTool } from './tools.js';
 
@@ -89,7 +90,7 @@ async function callTool(
   const answer: unknown = res.statusCode === 204 || res.body === '' ? undefined : JSON.parse(res.body);
   const structured = tool.output.wrap(answer, args);
   const content: ContentBlock[] = [{ type: 'text', text: declaration.summarize(structured, args) }];
-  if (declaration.chart && chart !== 'none') content.push(chartImage(structured));
+  if (declaration.chart && chart !== 'none') content.push(chartImage(structured, chart === 'svg' ? 'svg' : 'png'));
   return { content, structuredContent: structured };
 }
 
@@ -139,9 +140,14 @@ function toolError(status: number, body: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code} (${status}): ${detail}` }] };
 }
 
-/** The price history's series as an SVG line chart (the same renderer as `/api/v1/history?format=svg`). */
-function chartImage(history: Record<string, unknown>): ContentBlock {
+/**
+ * The price history's series as a chart: PNG (what assistants' image inputs take) or the service's own SVG chart
+ * (the renderer of `/api/v1/history?format=svg`).
+ */
+function chartImage(history: Record<string, unknown>, format: 'png' | 'svg'): ContentBlock {
   const series = (history.series ?? []) as Series[];
+  if (format === 'png')
+    return { type: 'image', mimeType: 'image/png', data: renderChartPng(series).toString('base64') };
   const title = `${String(history.operation)} ${String((history.params as Record<string, unknown>)?.query ?? '')}`;
   const interval = typeof history.interval === 'string' ? history.interval : undefined;
   const svg = renderChart(series, title, interval);

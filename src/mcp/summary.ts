@@ -5,6 +5,7 @@
  */
 import type { AnyOperation } from '../operations/types.js';
 import type { ProductAnswer, ProductOffer } from '../products/types.js';
+import { LINE_COLOURS } from './chart-png.js';
 
 export type Summarize = (content: Record<string, unknown>, args: Record<string, unknown>) => string;
 
@@ -193,8 +194,16 @@ interface HistorySeries {
   points: { t: string; min: number; max: number; last: number }[];
 }
 
-export const summarizeHistory: Summarize = (c) => {
+export const summarizeHistory: Summarize = (c, args) => {
   const series = (c.series ?? []) as HistorySeries[];
+  // The PNG chart has no text: each line is named by its colour here.
+  const colours = new Map<HistorySeries, string>();
+  if (args.chart === undefined || args.chart === 'png') {
+    series
+      .filter((s) => s.points.length > 0)
+      .slice(0, LINE_COLOURS.length)
+      .forEach((s, i) => colours.set(s, LINE_COLOURS[i]!.name));
+  }
   const from = String(c.from).slice(0, 10);
   const to = String(c.to).slice(0, 10);
   if (series.length === 0) return `No prices recorded for ${String(c.operation)} from ${from} to ${to}.`;
@@ -204,7 +213,8 @@ export const summarizeHistory: Summarize = (c) => {
     if (!first || !last) return `${s.label}: no points`;
     const low = Math.min(...s.points.map((p) => p.min));
     const high = Math.max(...s.points.map((p) => p.max));
-    return `${s.label}: ${money(first.last, s.currency)} → ${money(last.last, s.currency)} (low ${money(low, s.currency)}, high ${money(high, s.currency)}, ${s.points.length} points)`;
+    const colour = colours.get(s);
+    return `${colour ? `(${colour} line) ` : ''}${s.label}: ${money(first.last, s.currency)} → ${money(last.last, s.currency)} (low ${money(low, s.currency)}, high ${money(high, s.currency)}, ${s.points.length} points)`;
   });
   return `Price history of ${String(c.operation)} from ${from} to ${to}: ${list(lines, MAX_ROWS)}.`;
 };

@@ -82,9 +82,11 @@ export const routeTools = (registry: Registry): ToolDeclaration[] => [
       extra: {
         chart: {
           type: 'string',
-          enum: ['svg', 'none'],
-          default: 'svg',
-          description: 'The series as a chart image beside the data: `svg`, or `none` for data only',
+          enum: ['png', 'svg', 'none'],
+          default: 'png',
+          description:
+            'The series as a chart image beside the data: `png` (lines, each named by its colour in the text), ' +
+            "`svg` (the service's chart with axes and legend, for clients that show SVG), or `none` for data only",
         },
       },
     },
