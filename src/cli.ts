@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove, and --replay.
+ * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove | product, and --replay.
  */
 // First, before any other module allocates: the V8 flags the service runs with (every entry point comes through here).
 import './v8-flags.js';

@@ -208,6 +208,16 @@ describe('GET /api/v1/products/{sku}', () => {
     expect(body.marketplaces.slice(0, 2).map((m) => m.status)).toEqual(['found', 'found']);
   });
 
+  it("a lookup's missing part is named too (StockX without its market data: the catalog, no StockX prices)", async () => {
+    up.serveProduct({ stockxMarketDown: true });
+    const { res, body } = await product();
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-missing-parts']).toBe('resale-a.market');
+    expect(body.marketplaces[0]!.status).toBe('found');
+    expect(body.sizes.flatMap((s) => s.offers).some((o) => o.marketplace === 'resale-a')).toBe(false);
+    expect(row(body, 'us_men', '9')!.offers.map((o) => o.marketplace)).toEqual(['resale-b', 'resale-b', 'resale-b']);
+  });
+
   it('an unknown SKU → 404 not_found; nothing found with a marketplace failing → that failure', async () => {
     expectProblem((await product('/api/v1/products/ZZ9999-999')).res, 404, 'not_found');
     // (another SKU: which product a SKU names is cached, so GOAT's search for the first one is not asked again)

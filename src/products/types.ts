@@ -65,9 +65,12 @@ export interface ProductSize {
    */
   matched_by: 'gtin' | 'size' | null;
   offers: ProductOffer[];
-  /** The cheapest in-stock buy offer (BUY_KINDS) in the requested currency; null when none can be compared. */
+  /**
+   * The cheapest buy offer (BUY_KINDS) of a new pair, not said out of stock, in the requested currency; null when none
+   * can be compared.
+   */
   best_buy: ProductOffer | null;
-  /** The highest sell offer (SELL_KINDS) in the requested currency; null when none. */
+  /** The highest sell offer (SELL_KINDS) for a new pair in the requested currency; null when none. */
   best_sell: ProductOffer | null;
 }
 

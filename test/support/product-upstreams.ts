@@ -120,7 +120,8 @@ export interface ProductUpstreams {
   /** Every request is first passed to this (a test holds requests here); it resolves to let the request go on. */
   gate: (marketplace: 'stockx' | 'goat' | 'nike', req: LoggedRequest) => Promise<void>;
   /** Serves the product again on all three (after a test replaced a route). */
-  serveProduct(options?: { stockxSearchHasSku?: boolean }): void;
+  /** `stockxMarketDown`: StockX's GetMarketData answers 500 (the product page still answers). */
+  serveProduct(options?: { stockxSearchHasSku?: boolean; stockxMarketDown?: boolean }): void;
   stop(): Promise<void>;
 }
 
@@ -157,7 +158,9 @@ export async function startProductUpstreams(): Promise<ProductUpstreams> {
           if (req.path === GRAPHQL) {
             const op = (JSON.parse(req.body) as { operationName?: string }).operationName;
             if (op === 'Browse') return json(res, search);
-            if (op === 'GetMarketData') return json(res, market);
+            if (op === 'GetMarketData') {
+              return options.stockxMarketDown ? json(res, { message: 'down' }, 500) : json(res, market);
+            }
             return json(res, readFixture('resale-a/graphql-schema-error.json'), 400);
           }
           if (req.path === `/${STOCKX_SLUG}`) return html(res, page);
