@@ -7,7 +7,7 @@ import { dateTime, kindLabel, marketplaceLabel, money, percent } from './format.
 const DAY = 86_400_000;
 
 export async function trackedPage() {
-  const { docs } = await api('/api/v1/tracked');
+  const { data: docs } = await api('/api/v1/tracked');
   const list = h('ul', { class: 'tracked' });
   const page = h('div', {}, h('h1', {}, 'Tracked products'), list);
   if (docs.length === 0)

@@ -36,6 +36,7 @@ Usage:
                                                 one product across StockX, GOAT and Nike, per size (live)
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record
   marketlens record <operation> key=value… [--out FILE.har]  run one lookup live, save its upstream exchanges (HAR 1.2)
+  marketlens mcp [--key K]                      MCP server on stdio for a local assistant (key: MARKETLENS_API_KEY)
   marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]
                                                 one known lookup per operation, live: what answers, through which tier
 
@@ -77,6 +78,8 @@ async function main(args: string[]): Promise<number> {
     case 'version':
       console.log((await import('./version.js')).VERSION);
       return 0;
+    case 'mcp':
+      return (await import('./mcp/stdio.js')).mcpCommand(loadConfig(), rest);
     case 'product':
       return (await import('./products/cli.js')).productCommand(loadConfig(), rest);
     case undefined:

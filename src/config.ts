@@ -143,6 +143,11 @@ const globalShape = {
     'Comma-separated API keys accepted in addition to the stored ones (`marketlens keys create`).',
     '(none)',
   ),
+  MARKETLENS_API_KEY: doc(
+    z.string().min(1).optional(),
+    'The key `marketlens mcp` (stdio) acts as (or --key); not read by the server.',
+    '(unset)',
+  ),
   MARKETLENS_RATE_LIMIT: doc(
     rateSpec.default({ points: 60, durationSeconds: 60 }),
     'Default per-key rate: 60/min, 10/s, 1000/h, 5000/day, or 0 (unlimited).',
@@ -485,6 +490,7 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
     workers: e.MARKETLENS_WORKERS,
     dataDir: e.MARKETLENS_DATA_DIR,
     apiKeys: e.MARKETLENS_API_KEYS,
+    mcpApiKey: e.MARKETLENS_API_KEY,
     rateLimit: e.MARKETLENS_RATE_LIMIT,
     dailyQuota: e.MARKETLENS_DAILY_QUOTA,
     monthlyQuota: e.MARKETLENS_MONTHLY_QUOTA,

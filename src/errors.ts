@@ -44,6 +44,9 @@ export const ERROR_CODES = {
   overloaded: C(503, 'Too many requests queued for this marketplace', { upstream: true }),
   circuit_open: C(503, 'Marketplace temporarily failing', { upstream: true }),
   upstream_timeout: C(504, 'Upstream timeout', { upstream: true, marketplaceFailing: true }),
+  // The caller withdrew (an MCP client cancelled its tool call): 499, as proxies log a client that went away. Says
+  // nothing about the marketplace (no breaker verdict, no failure recorded) and never serves a stale answer.
+  cancelled: C(499, 'Cancelled by the caller'),
 } as const satisfies Record<string, ReturnType<typeof C>>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -17,6 +17,7 @@ import type { Logger } from './redis-connection.js';
 import { LOCK_HEARTBEAT_MS, type RedisFlights } from './redis-flights.js';
 import { toCachedAnswer, type CachedAnswer, type Store } from './store.js';
 import { untilAborted } from '../util/until-aborted.js';
+import { cancelledError } from '../operations/caller-scope.js';
 import { isScheduledDeferral, type Lane } from '../upstream/lane.js';
 
 /** What a fetch produces: the record's bytes and timings. */
@@ -58,12 +59,23 @@ export interface CachedLookupRequest {
    */
   lane?: Lane;
   fetch: (signal: AbortSignal) => Promise<FetchedAnswer>;
+  /**
+   * Fires when this caller withdrew (src/operations/caller-scope.ts): it stops waiting at once, and the flight's fetch
+   * is aborted when every caller holding it withdrew. A caller without one holds its flight to the end.
+   */
+  withdrawn?: AbortSignal;
+  /** Told when this caller has to wait on a fetch (no usable cached answer). */
+  onUpstreamWait?: () => void;
 }
 
 /** A fetch in progress, shared by every caller of the same key. */
 interface Flight {
   result: Promise<FlightResult>;
   lane?: Lane;
+  /** Aborts the fetch: once every caller holding the flight withdrew. */
+  controller: AbortController;
+  /** Callers waiting on it that have not withdrawn (a background refresh holds its own flight). */
+  holders: number;
 }
 
 /** The outcome of one flight, shared by everyone who waited for it. */
@@ -116,16 +128,22 @@ export class LookupCache {
       a.fetchedAt >= requestedAt ||
       (maxAge !== 0 && (seen === undefined || a.fetchedAt > seen) && isFresh(Date.now() - a.fetchedAt, ttl, maxAge));
     const waitStart = performance.now();
+    req.onUpstreamWait?.();
     let joined = true;
-    let flight = this.flights.get(req.key)?.result;
-    if (flight) {
-      if (req.lane?.name !== 'scheduled') this.flights.get(req.key)!.lane?.promote();
+    let entry = this.flights.get(req.key);
+    if (entry) {
+      if (req.lane?.name !== 'scheduled') entry.lane?.promote();
     } else {
       joined = false;
-      flight = this.startFlight(req, accept);
+      entry = this.startFlight(req, accept, 0);
     }
+    const flight = entry.result;
+    const release = hold(entry, req.withdrawn, req.marketplace);
     try {
-      const r = await untilAborted(flight, req.deadline(), () => timeoutError(req.marketplace));
+      const waited = untilAborted(flight, req.deadline(), () => timeoutError(req.marketplace));
+      const r = await (req.withdrawn
+        ? untilAborted(waited, req.withdrawn, () => cancelledError(req.marketplace))
+        : waited);
       if (joined || r.fromPeer) {
         return {
           body: r.answer.body,
@@ -165,13 +183,16 @@ export class LookupCache {
         return fromCache(cached, 'stale');
       }
       throw e;
+    } finally {
+      release();
     }
   }
 
   /** Stale-while-revalidate: one background fetch (joined by any lookup meanwhile); its failure only logs. */
   private revalidate(req: CachedLookupRequest, stale: CachedAnswer): void {
     if (this.flights.has(req.key)) return;
-    this.startFlight(req, (a) => a.fetchedAt > stale.fetchedAt).catch((e: unknown) => {
+    // The refresh holds its own flight: a caller joining it and withdrawing does not stop it.
+    this.startFlight(req, (a) => a.fetchedAt > stale.fetchedAt, 1).result.catch((e: unknown) => {
       this.o.log.warn(
         { key: req.key, detail: (e as Error)?.message },
         'background refresh failed; the stale answer stays',
@@ -179,20 +200,36 @@ export class LookupCache {
     });
   }
 
-  private startFlight(req: CachedLookupRequest, accept: (a: CachedAnswer) => boolean): Promise<FlightResult> {
-    const flight = this.runFlight(req, accept).finally(() => {
+  private startFlight(
+    req: CachedLookupRequest,
+    accept: (a: CachedAnswer) => boolean,
+    /** Holders from the start (1: a background refresh, which nobody can withdraw). */
+    holders: number,
+  ): Flight {
+    const controller = new AbortController();
+    const flight = this.runFlight(req, accept, controller).finally(() => {
       if (this.flights.get(req.key)?.result === flight) this.flights.delete(req.key);
     });
     // Every waiter may have given up before it settles: a rejection with nobody waiting is expected, not unhandled.
     flight.catch(() => undefined);
-    this.flights.set(req.key, { result: flight, lane: req.lane });
-    return flight;
+    const entry: Flight = { result: flight, lane: req.lane, controller, holders };
+    this.flights.set(req.key, entry);
+    return entry;
   }
 
-  private async runFlight(req: CachedLookupRequest, accept: (a: CachedAnswer) => boolean): Promise<FlightResult> {
-    const signal = AbortSignal.timeout(
+  private async runFlight(
+    req: CachedLookupRequest,
+    accept: (a: CachedAnswer) => boolean,
+    withdrawal: AbortController,
+  ): Promise<FlightResult> {
+    // The flight's own deadline, or every holder withdrawing: one signal, linked by hand (see resilient-client.ts on
+    // AbortSignal.any under Node 20).
+    const deadline = AbortSignal.timeout(
       Math.max(0, Math.min(this.o.deadlineMs, (req.deadlineAt ?? Infinity) - Date.now())),
     );
+    const signal = withdrawal.signal;
+    if (deadline.aborted) withdrawal.abort(deadline.reason);
+    else deadline.addEventListener('abort', () => withdrawal.abort(deadline.reason), { once: true });
     const peers = this.o.flights;
     if (!peers?.usable) return this.fetchAndStore(req, signal);
     const listener = await peers.listen(req.key);
@@ -235,6 +272,8 @@ export class LookupCache {
       return r;
     } catch (e) {
       const err = e instanceof MarketlensError ? e : undefined;
+      // Withdrawn: nothing to tell the peers; they take the released lock and fetch for themselves.
+      if (err?.code === 'cancelled') throw e;
       void peers.publish(
         req.key,
         err
@@ -257,6 +296,24 @@ export class LookupCache {
     if (stored instanceof Promise) await stored;
     return { answer, fromPeer: false, upstreamMs: f.upstreamMs, parseMs: f.parseMs };
   }
+}
+
+/**
+ * One more caller holding `flight`; returns what to call when it stops waiting. A caller that withdraws lets go, and
+ * the last one letting go aborts the fetch: upstream work nobody waits for stops.
+ */
+function hold(flight: Flight, withdrawn: AbortSignal | undefined, marketplace: string): () => void {
+  flight.holders++;
+  if (!withdrawn) return () => {};
+  const letGo = () => {
+    if (--flight.holders === 0) flight.controller.abort(cancelledError(marketplace));
+  };
+  if (withdrawn.aborted) {
+    letGo();
+    return () => {};
+  }
+  withdrawn.addEventListener('abort', letGo, { once: true });
+  return () => withdrawn.removeEventListener('abort', letGo);
 }
 
 function fromCache(a: CachedAnswer, cache: 'hit' | 'stale'): LookupResult {

@@ -6,7 +6,6 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { DASHBOARD_DIR, loadAssets, type DashboardAssets } from './assets.js';
 import { registerDashboardRoutes } from './routes.js';
 import type { SessionSigner } from './session.js';
-import { registerTrackedRoute } from './tracked-route.js';
 
 export { loadSessionSecret } from './secret.js';
 export { SessionSigner } from './session.js';
@@ -33,5 +32,4 @@ export function registerDashboard(
     limits: app.marketlens.limits,
     guard: deps.guard,
   });
-  registerTrackedRoute(app, deps.guard);
 }

@@ -28,7 +28,7 @@ import { HistoryRecorder } from './recorder.js';
 import { INTERVALS, querySeries, type Interval } from './series.js';
 import { EARLIEST_TIME_MS, parseTimeParam } from './time-param.js';
 import { isSkuTrackBody, parseSkuTrackRequest, SKU_TRACK_FIELDS } from '../products/track-sku.js';
-import { addTrackedWithinCap } from './track-cap.js';
+import { addTrackedWithinCap, listTrackedByOwner } from './track-cap.js';
 import { DEFAULT_INTERVAL_S, MIN_INTERVAL_S, parseTrackRequest, TRACK_KIND, trackDoc, trackHandler } from './track.js';
 
 export const HISTORY_TAG = 'Price history';
@@ -122,6 +122,24 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       );
       scheduler.changed();
       return reply.code(201).send(trackDoc(job));
+    },
+  });
+
+  app.get('/api/v1/tracked', {
+    onRequest: deps.guard,
+    schema: {
+      operationId: 'listTracked',
+      tags: [HISTORY_TAG],
+      summary: 'Your tracked products',
+      description:
+        'The products this key tracks (`POST /api/v1/db/products`), oldest first: what is refetched, how often, ' +
+        `when next, and the last error. ${COSTS_ONE_REQUEST}`,
+      security: [{ apiKey: [] }],
+      response: { 200: z.object({ data: z.array(trackedSchema) }), ...problemResponses([401, 403, 429]) },
+    },
+    handler: async (req) => {
+      if (!req.apiKey) throw new MarketlensError('missing_api_key', 'Send your API key in the x-api-key header');
+      return { data: (await listTrackedByOwner(store.db, store.engine, req.apiKey.id)).map(trackDoc) };
     },
   });
 

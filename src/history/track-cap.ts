@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { createWithinCap } from '../limits/caps.js';
 import { addJob, type Job } from '../schedule/index.js';
+import { toJob } from '../schedule/jobs.js';
 import type { Database, Engine } from '../store/index.js';
 import { TRACK_KIND, type TrackPayload } from './track.js';
 
@@ -14,15 +15,31 @@ import { TRACK_KIND, type TrackPayload } from './track.js';
  * the very spelling the owner index is built on (migration 0004), so the count reads the index, not every payload.
  */
 export function trackedByOwner(db: Kysely<Database>, engine: Engine, ownerKeyId: string) {
-  const owner =
-    engine === 'postgres'
-      ? sql<string>`(payload::json ->> 'ownerKeyId')`
-      : sql<string>`json_extract(payload, '$.ownerKeyId')`;
   return db
     .selectFrom('schedule_jobs')
     .select((eb) => eb.fn.countAll().as('n'))
     .where('kind', '=', TRACK_KIND)
-    .where(owner, '=', ownerKeyId);
+    .where(trackOwner(engine), '=', ownerKeyId);
+}
+
+/** The `track` jobs `ownerKeyId` owns, oldest first (at most the cap's number), through the same owner index. */
+export async function listTrackedByOwner(db: Kysely<Database>, engine: Engine, ownerKeyId: string): Promise<Job[]> {
+  const rows = await db
+    .selectFrom('schedule_jobs')
+    .selectAll()
+    .where('kind', '=', TRACK_KIND)
+    .where(trackOwner(engine), '=', ownerKeyId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => toJob(r));
+}
+
+/** A job's owner, in the spelling the owner index (migration 0004) is built on. */
+function trackOwner(engine: Engine) {
+  return engine === 'postgres'
+    ? sql<string>`(payload::json ->> 'ownerKeyId')`
+    : sql<string>`json_extract(payload, '$.ownerKeyId')`;
 }
 
 /** Adds the tracked product, or 409 `limit_reached` when its key already tracks `max`. */

@@ -13,6 +13,7 @@ import type { LiveResults } from './live-results.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { AnyOperation, Operation, OperationName, Parsed, ResolveContext } from './types.js';
 import type { ParsePool } from './parse-pool.js';
+import { cancelledError, currentCallerScope, type CallerScope } from './caller-scope.js';
 
 export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
 
@@ -49,6 +50,8 @@ export interface LookupOptions {
    * Default `interactive`.
    */
   lane?: LaneName;
+  /** The caller's withdrawal and progress hooks; by default the scope the call runs in (caller-scope.ts). */
+  caller?: CallerScope;
 }
 
 export class LookupService {
@@ -127,8 +130,16 @@ export class LookupService {
     // One object per lookup that may fetch: the fetch it starts carries it to the limiter, and an interactive caller
     // joining that fetch promotes it there.
     const lane = new Lane(opts.lane);
-    if (!this.cache) return this.fetchAndParse(op, params, deadline(), canonical, deadlineAt, lane);
+    const caller = opts.caller ?? currentCallerScope();
+    const onUpstreamWait = caller?.onUpstreamWait && (() => caller.onUpstreamWait!(op.marketplace));
+    if (!this.cache) {
+      onUpstreamWait?.();
+      const signal = caller?.withdrawn ? withdrawable(deadline(), caller.withdrawn, op.marketplace) : deadline();
+      return this.fetchAndParse(op, params, signal, canonical, deadlineAt, lane);
+    }
     return this.cache.lookup({
+      withdrawn: caller?.withdrawn,
+      onUpstreamWait,
       key: cacheKey(op.name, canonical),
       cacheClass: op.cacheClass,
       marketplace: op.marketplace,
@@ -172,8 +183,9 @@ export class LookupService {
       t1 = performance.now();
       parsed = await this.parse(op, bodies, params);
     } catch (e) {
-      // A deferred scheduled refresh fetched nothing and failed nothing: the seam hears of live fetches only.
-      if (isScheduledDeferral(e)) throw e;
+      // A deferred scheduled refresh fetched nothing and failed nothing, and a withdrawn caller's fetch did not fail:
+      // the seam hears of live fetches only.
+      if (isScheduledDeferral(e) || signal.reason instanceof MarketlensError) throw e;
       this.liveResults?.emitFailure({
         operation: op.name as OperationName,
         params: canonical,
@@ -221,6 +233,20 @@ export class LookupService {
     }
     return parseChecked(op, bodies, params);
   }
+}
+
+/** The deadline, or the caller withdrawing (then aborted with `cancelled`): linked by hand, as the cache does. */
+function withdrawable(deadline: AbortSignal, withdrawn: AbortSignal, marketplace: string): AbortSignal {
+  const c = new AbortController();
+  const onDeadline = () => c.abort(deadline.reason);
+  const onWithdrawn = () => c.abort(cancelledError(marketplace));
+  if (deadline.aborted) onDeadline();
+  else if (withdrawn.aborted) onWithdrawn();
+  else {
+    deadline.addEventListener('abort', onDeadline, { once: true });
+    withdrawn.addEventListener('abort', onWithdrawn, { once: true });
+  }
+  return c.signal;
 }
 
 function asMarketlensError(e: unknown): MarketlensError {

@@ -43,6 +43,7 @@ import { requestIdOf } from './request-id.js';
 import { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
+import { RouteCatalog, registerMcp } from '../mcp/index.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
 import { VERSION } from '../version.js';
@@ -148,6 +149,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ),
     },
   });
+  // Every route's schemas by operationId, for the MCP tools (collected from here on, as routes are added).
+  const routeCatalog = new RouteCatalog(app);
   const connections = new ConnectionGuard(app.server, {
     idleTimeoutMs: config.idleTimeoutMs,
     maxConnections: config.maxConnections,
@@ -352,6 +355,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerProductWatch(app, { guard, answerProduct: deps.answerProduct });
   registerDashboard(app, { sessions, guard });
   registerAlertMetrics(metrics.registry, alerts);
+  // MCP: tools over the routes above (each call counts through its route), stdio and Streamable HTTP at /mcp.
+  registerMcp(app, { catalog: routeCatalog, registry, config, version: VERSION, authenticate });
 
   // At debug and trace every request also logs an "incoming request" line through Fastify's child logger.
   if (deps.hitPath !== false && !['debug', 'trace'].includes(config.logLevel)) {

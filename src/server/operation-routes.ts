@@ -116,7 +116,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
       const r = validator(query) as { value?: Record<string, unknown>; error?: unknown };
       return r.error ? undefined : r.value;
     };
-    const operationId = op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
+    const operationId = operationIdOf(op);
     const { alias } = registry.marketplace(op.marketplace);
     for (const [url, isAlias] of [
       [op.path, false],
@@ -166,6 +166,14 @@ export function registerOperationRoutes(app: FastifyInstance, deps: OperationRou
     }
   }
   return hitRoutes;
+}
+
+/**
+ * The OpenAPI operationId of an operation's neutral route (the MCP tools find the route by it).
+ * @example operationIdOf(resaleAProduct) // 'resaleAProduct'
+ */
+export function operationIdOf(op: AnyOperation): string {
+  return op.name.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
 }
 
 /**

@@ -584,6 +584,8 @@ export class ResilientHttpClient implements HttpClient {
   /** Any failure → a MarketlensError with its kind: the deadline → upstream_timeout; an attempt's timer → retryable timeout. */
   private toError(e: unknown, attemptSignal: AbortSignal, deadline: AbortSignal, mp: string): MarketlensError {
     if (isMarketlensError(e)) return e;
+    // Aborted with an error of ours (every caller withdrew: `cancelled`): that, not a timeout of the marketplace.
+    if (deadline.aborted && isMarketlensError(deadline.reason)) return deadline.reason;
     if (deadline.aborted) {
       return fail('upstream_timeout', `${mp} did not answer within the deadline`, 'fatal', { cause: e });
     }

@@ -207,7 +207,7 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await page.getByText(`Tracked ${SKU} across marketplaces: refreshed every 15 min.`).waitFor();
     // The rows the API creates: the lookup, and the product by SKU.
     const tracked = await app.inject({ url: '/api/v1/tracked', headers: { 'x-api-key': key } });
-    expect(JSON.parse(tracked.body).docs).toMatchObject([
+    expect(JSON.parse(tracked.body).data).toMatchObject([
       { operation: 'resale-a.product', params: { query: SLUG, currency: 'USD' } },
       { operation: 'product', params: { sku: SKU } },
     ]);

@@ -85,7 +85,7 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
     const tracked = await app.inject({ url: '/api/v1/tracked', headers: { cookie } });
     expect(tracked.statusCode, tracked.body).toBe(200);
     expect(tracked.headers['ratelimit-limit']).toBe('100');
-    expect(JSON.parse(tracked.body)).toEqual({ docs: [] });
+    expect(JSON.parse(tracked.body)).toEqual({ data: [] });
     const status = await app.inject({ url: '/status', headers: { cookie } });
     expect(status.statusCode).toBe(200);
     expectProblem(await app.inject({ url: '/api/v1/tracked' }), 401, 'missing_api_key');
@@ -121,7 +121,7 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
       });
       expect(tracked.statusCode, tracked.body).toBe(201);
       const list = await app.inject({ url: '/api/v1/tracked', headers: { 'x-api-key': key } });
-      expect(JSON.parse(list.body).docs.map((d: { id: string }) => d.id)).toEqual([JSON.parse(tracked.body).id]);
+      expect(JSON.parse(list.body).data.map((d: { id: string }) => d.id)).toEqual([JSON.parse(tracked.body).id]);
     },
   );
 
