@@ -100,7 +100,8 @@ describe('README examples', () => {
           (e) =>
             e.isDirectory() &&
             !e.name.startsWith('.') &&
-            !['node_modules', 'dist', 'data', 'coverage'].includes(e.name),
+            // Outputs the repository ignores (.gitignore), not folders of the code.
+            !['node_modules', 'dist', 'data', 'coverage', 'test-artifacts'].includes(e.name),
         )
         .map((e) => (dir === '.' ? `${e.name}/` : `${dir}/${e.name}/`));
     for (const folder of [...folders('src'), ...folders('.').filter((f) => f !== 'src/')]) {
