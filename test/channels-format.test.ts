@@ -54,7 +54,7 @@ describe('humanMessage', () => {
     expect(m.title).toBe('Air Jordan 1 Chicago size 10: 250 USD → 240 USD, previous low 245 USD');
     expect(m.subject).toContain('[marketlens] price.new_low:');
     const spread = humanMessage({
-      type: 'spread.above' as unknown as 'price.changed',
+      type: 'spread.above',
       timestamp: '',
       data: { sku: '555088-101', size: '10', spread_pct: 14.5, cheapest: 'resale-a', dearest: 'resale-b', legs: [1] },
     });
