@@ -5,6 +5,7 @@
  * link) and the link. Event types it does not know (added by other features) still read as a sentence built from
  * their fields, never as raw JSON. For Discord and Slack the signature headers are still sent (over their body).
  */
+import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { WebhookMessage } from './events.js';
 
 export type ChatTarget = 'discord' | 'slack';
@@ -41,6 +42,22 @@ function pct(v: unknown): string | null {
   return n === null ? null : `${n > 0 ? '+' : ''}${n} %`;
 }
 
+/** A product event's offer (`buy`/`sell`), as a person reads it: `270 USD on GOAT (lowest price)`. */
+function offer(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Data;
+  const amount = num(o.amount);
+  if (amount === null) return null;
+  const id = str(o.marketplace);
+  const site =
+    id && Object.hasOwn(MARKETPLACE_INFO, id) ? MARKETPLACE_INFO[id as keyof typeof MARKETPLACE_INFO].site : id;
+  const kind = str(o.kind)?.replaceAll('_', ' ');
+  return `${amount} ${str(o.currency) ?? ''} on ${site ?? 'a marketplace'}${kind ? ` (${kind})` : ''}`.replace(
+    / +/g,
+    ' ',
+  );
+}
+
 /** What happened, per event type; null for a type this formatter does not know. */
 function whatHappened(type: string, d: Data): string | null {
   switch (type) {
@@ -65,6 +82,12 @@ function whatHappened(type: string, d: Data): string | null {
       return 'product not found';
     case 'marketplace.changed':
       return `${d.marketplace} changed its format: ${d.message}`;
+    case 'spread.above': {
+      const spread = num(d.spread_pct) === null ? money(d, d.spread) : `${money(d, d.spread)} (${d.spread_pct} %)`;
+      return `spread ${spread}: buy ${offer(d.buy) ?? 'none'}, sell ${offer(d.sell) ?? 'none'}`;
+    }
+    case 'price.new_low':
+      return `new ${d.days}-day low: ${offer(d.buy) ?? 'none'} (was ${money(d, d.previous_low)})`;
     case 'webhook.test':
       return 'test message from marketlens';
     default:
@@ -108,7 +131,8 @@ export function humanMessage(message: WebhookMessage): HumanMessage {
   const product = str(d.name) ?? str(d.sku) ?? str(d.product_id) ?? str(d.listing_id) ?? str(d.operation) ?? '';
   const size = str(d.size) ?? (num(d.size) === null ? null : String(d.size));
   const what = whatHappened(message.type, d) ?? generic(d);
-  const link = str(d.url);
+  const buyUrl = typeof d.buy === 'object' && d.buy !== null ? str((d.buy as Data).url) : null;
+  const link = str(d.url) ?? buyUrl;
   const title = `${product}${size ? ` size ${size}` : ''}: ${what}`.replace(/\s+/g, ' ').replace(/^: /, '').trim();
   const sku = str(d.sku) && str(d.name) ? ` (${d.sku})` : '';
   const lines = [
