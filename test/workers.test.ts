@@ -231,7 +231,9 @@ describe('MARKETLENS_WORKERS=2 that cannot start', () => {
       try {
         const ran = await runCli(['serve'], baseEnv(port, { MARKETLENS_WORKERS: '2' }));
         expect(ran.code, ran.stdout + ran.stderr).toBe(1);
-        expect(ran.stderr).toMatch(/EADDRINUSE/);
+        // One line naming the cause and the setting (src/startup-error.ts), no stack trace.
+        expect(ran.stderr).toMatch(/port \d+ is in use on 127\.0\.0\.1: set MARKETLENS_PORT/);
+        expect(ran.stderr).not.toMatch(/\n\s+at /);
         expect(ran.stdout).toMatch(/a worker failed to start/);
         expect(ran.stdout).not.toMatch(/worker died; starting another/);
       } finally {

@@ -104,4 +104,16 @@ describe('MarketplaceLimiter lanes', () => {
     ]);
     expect(order).toEqual(['s0', 'i0', 's1', 's2']);
   });
+
+  it('wire starts: each one at least the minimum interval after the previous one', async () => {
+    const limiter = limiterWith({ concurrency: 10, minIntervalMs: 40 });
+    const granted: number[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, () => limiter.pace(never()).then(() => void granted.push(performance.now()))),
+    );
+    // Timers never fire early (the limiter counts whole milliseconds of Date.now, hence up to 2 ms short on performance.now); each grant sets the next start from its own
+    // time, so a late timer pushes the later starts back rather than bunching them.
+    for (let i = 1; i < granted.length; i++) expect(granted[i]! - granted[i - 1]!).toBeGreaterThanOrEqual(38);
+    expect(granted.at(-1)! - granted[0]!).toBeGreaterThanOrEqual(3 * 40 - 3);
+  });
 });
