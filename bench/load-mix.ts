@@ -53,7 +53,8 @@ export function mixClasses(limitedKey: string, weights: Partial<Record<string, n
       allowed: [400],
       required: [400],
       weight: 1,
-      path: () => `${PRICES}?query=not-a-number`,
+      // Neither a GOAT id nor a SKU or slug (those resolve through GOAT search): a 400 without an upstream request.
+      path: () => `${PRICES}?query=%3Cabc%3E`,
       headers: ok,
     },
     {
