@@ -1,4 +1,5 @@
-// Tracked products: each with its last price, change over the last 30 days, next refresh and a sparkline; remove.
+// Tracked products: each with its last price, change over the last 30 days, next refresh and a sparkline; pause,
+// resume, remove.
 import { api, ApiError } from './api.js';
 import { sparkline } from './chart.js';
 import { h, notify } from './dom.js';
@@ -39,6 +40,14 @@ async function trackedItem(job) {
   const first = points[0];
   const change = last && first && first.v ? ((last.v - first.v) / first.v) * 100 : null;
   const remove = h('button', { type: 'button', class: 'quiet' }, 'Remove');
+  const pause = h('button', { type: 'button', class: 'quiet' });
+  const nextRefresh = h('dd', {});
+  // A paused product has no next refresh (nextRunAt is null): the list says so instead.
+  const showPaused = () => {
+    pause.textContent = job.paused ? 'Resume' : 'Pause';
+    nextRefresh.textContent = job.paused ? 'paused' : dateTime(job.nextRunAt);
+    item.classList.toggle('paused', Boolean(job.paused));
+  };
   const item = h(
     'li',
     { class: 'card tracked-item' },
@@ -68,11 +77,21 @@ async function trackedItem(job) {
       h('dt', {}, 'Change (30 days)'),
       h('dd', {}, percent(change)),
       h('dt', {}, 'Next refresh'),
-      h('dd', {}, dateTime(job.nextRunAt)),
+      nextRefresh,
     ),
     sparkline(points),
-    remove,
+    h('div', { class: 'buttons' }, pause, remove),
   );
+  pause.addEventListener('click', async () => {
+    const updated = await api(`/api/v1/db/products/${encodeURIComponent(job.id)}`, {
+      method: 'PATCH',
+      body: { paused: !job.paused },
+    });
+    job = updated;
+    showPaused();
+    notify(job.paused ? `Paused ${query}` : `Resumed ${query}: refreshed now, then every ${job.interval / 60} min.`);
+  });
+  showPaused();
   remove.addEventListener('click', async () => {
     await api(`/api/v1/db/products/${encodeURIComponent(job.id)}`, { method: 'DELETE' });
     item.remove();

@@ -31,7 +31,7 @@ Usage:
   marketlens webhooks add|list|remove|test       alert subscriptions (see \`marketlens webhooks\`)
   marketlens lookup <operation> key=value…      run one operation live, print the record
   marketlens track add <operation> key=value… [--interval 15m]   refetch a lookup on schedule (price history)
-  marketlens track list | track remove <id>
+  marketlens track list | track remove <id> | track pause|resume <id>
   marketlens product <sku> [--size 10] [--country US] [--currency USD] [--json]
                                                 one product across StockX, GOAT and Nike, per size (live)
   marketlens parse <operation> FILE… [key=value…]  parse saved upstream responses, print the record

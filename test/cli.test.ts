@@ -154,7 +154,7 @@ describe('marketlens keys', () => {
 });
 
 describe('marketlens track', () => {
-  it('adds, lists and removes tracked products, in snake_case as every other listing', () => {
+  it('adds, lists, pauses, resumes and removes tracked products, in snake_case as every other listing', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'marketlens-cli-'));
     const added = run(['track', 'add', 'resale-b.prices', 'query=1341930', '--interval', '15m', '--json'], {
       MARKETLENS_DATA_DIR: dataDir,
@@ -172,6 +172,18 @@ describe('marketlens track', () => {
     const table = run(['track', 'list', '--table'], { MARKETLENS_DATA_DIR: dataDir }).stdout.split('\n');
     expect(table[0]).toMatch(/^id\s+operation\s+params\s+interval\s+next_run_at\s/);
     expect(table[1]).toContain(JSON.stringify(job.params));
+
+    // Paused and resumed: the job printed as `track list` prints it.
+    const paused = run(['track', 'pause', job.id, '--json'], { MARKETLENS_DATA_DIR: dataDir });
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(JSON.parse(paused.stdout)).toEqual([{ ...job, next_run_at: null, paused: true }]);
+    const resumed = run(['track', 'resume', job.id, '--table'], { MARKETLENS_DATA_DIR: dataDir }).stdout.split('\n');
+    expect(resumed[0]).toBe(table[0]);
+    expect(resumed[1]).toMatch(new RegExp(`^${job.id}\\s.*\\sfalse\\s`));
+    expect(JSON.parse(run(['track', 'list'], { MARKETLENS_DATA_DIR: dataDir }).stdout)).toEqual([
+      { ...job, next_run_at: expect.any(String), paused: false },
+    ]);
+    expect(run(['track', 'pause', 'no-such-id'], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(1);
     expect(run(['track', 'remove', job.id], { MARKETLENS_DATA_DIR: dataDir }).code).toBe(0);
     expect(run(['track', 'list', '--table'], { MARKETLENS_DATA_DIR: dataDir }).stdout.trim()).toBe('(none)');
   }, 60_000);

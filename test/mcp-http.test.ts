@@ -99,7 +99,7 @@ describe('MCP over Streamable HTTP', () => {
     };
     const byName = new Map(tools.map((t) => [t.name, t]));
     const first = ['track_product', 'create_alert_subscription'];
-    const last = ['untrack_product', 'delete_alert_subscription'];
+    const last = ['set_tracked_paused', 'untrack_product', 'delete_alert_subscription'];
     for (const tool of tools.filter((t) => !first.includes(t.name) && !last.includes(t.name))) {
       if (tool.name in LOOKUP_ARGS || tool.annotations?.openWorldHint !== true) {
         await call(tool, LOOKUP_ARGS[tool.name] ?? toolArgs(tool.name));
@@ -124,7 +124,11 @@ describe('MCP over Streamable HTTP', () => {
     expect((list.structuredContent as { data: { id: string }[] }).data.map((d) => d.id)).toContain(
       (tracked.structuredContent as { id: string }).id,
     );
-    await call(byName.get('untrack_product')!, { id: (tracked.structuredContent as { id: string }).id });
+    const trackedId = (tracked.structuredContent as { id: string }).id;
+    const paused = await call(byName.get('set_tracked_paused')!, { id: trackedId, paused: true });
+    expect(paused.structuredContent).toMatchObject({ id: trackedId, paused: true, nextRunAt: null });
+    expect(textOf(paused)).toMatch(/^Paused .*paused\.$/);
+    await call(byName.get('untrack_product')!, { id: trackedId });
     await call(byName.get('delete_alert_subscription')!, { id: (hook.structuredContent as { id: string }).id });
     expect(Object.keys(called).sort()).toEqual(tools.map((t) => t.name).sort());
 

@@ -13,7 +13,7 @@ import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { getOperation } from '../operations/registry.js';
 import { problemResponses } from '../server/openapi.js';
 import { zodToInvalidParameter } from '../server/problem.js';
-import { createScheduler, getJob, removeJob, type Scheduler } from '../schedule/index.js';
+import { createScheduler, getJob, removeJob, setJobPaused, type Scheduler } from '../schedule/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { renderChart, seriesLabel } from './chart.js';
 import { toCsv, wantsCsv } from './csv.js';
@@ -166,6 +166,38 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       await removeJob(store.db, id, TRACK_KIND);
       scheduler.changed();
       return reply.code(204).send();
+    },
+  });
+
+  app.patch('/api/v1/db/products/:id', {
+    onRequest: deps.guard,
+    schema: {
+      operationId: 'setTrackedPaused',
+      tags: [HISTORY_TAG],
+      summary: 'Pause or resume a tracked product',
+      description:
+        'Body `{"paused": true}` stops the refetches of a tracked product and keeps it (its history, and its place ' +
+        'under the per-key cap); `{"paused": false}` resumes it: one fetch at once, then every interval from there ' +
+        '(the fetches missed while paused are not made up). A paused product answers `paused: true` and ' +
+        '`nextRunAt: null`. Only the key that tracked it may pause it. ' +
+        COSTS_ONE_REQUEST,
+      security: [{ apiKey: [] }],
+      params: z.object({ id: z.string().max(100) }),
+      body: pauseBodySchema,
+      response: { 200: trackedSchema, ...problemResponses([400, 401, 403, 404, 429]) },
+    },
+    handler: async (req) => {
+      const { id } = req.params as { id: string };
+      const { paused } = req.body as z.infer<typeof pauseBodySchema>;
+      const job = await getJob(store.db, id);
+      const owner = (job?.payload as { ownerKeyId?: string | null } | undefined)?.ownerKeyId;
+      if (!job || job.kind !== TRACK_KIND || (owner && owner !== req.apiKey?.id)) {
+        throw new MarketlensError('not_found', `No tracked product ${id} for this key`);
+      }
+      const updated = await setJobPaused(store.db, id, paused, TRACK_KIND);
+      if (!updated) throw new MarketlensError('not_found', `No tracked product ${id} for this key`);
+      scheduler.changed();
+      return trackDoc(updated);
     },
   });
 
@@ -571,13 +603,19 @@ const trackBodySchema = z
     ],
   });
 
+const pauseBodySchema = z
+  .object({ paused: z.boolean().describe('true pauses the refetches, false resumes them') })
+  .strict()
+  .meta({ examples: [{ paused: true }] });
+
 const trackedSchema = z
   .object({
     id: z.string(),
     operation: z.string(),
     params: z.record(z.string(), z.unknown()),
     interval: z.number().describe('Seconds'),
-    nextRunAt: z.string(),
+    nextRunAt: z.string().nullable().describe('When it is next refetched; null while paused'),
+    paused: z.boolean().describe('Paused: not refetched until resumed (`PATCH /api/v1/db/products/{id}`)'),
     lastRunAt: z.string().nullable(),
     lastError: z.string().nullable(),
     runs: z.number().int(),
@@ -591,6 +629,7 @@ const trackedSchema = z
         params: { query: '1341930', country: 'US' },
         interval: 900,
         nextRunAt: '2026-11-24T12:00:00.000Z',
+        paused: false,
         lastRunAt: null,
         lastError: null,
         runs: 0,

@@ -98,7 +98,9 @@ export function trackDoc(job: Job) {
     operation: p.operation,
     params: p.params,
     interval: job.intervalMs / 1000,
-    nextRunAt: new Date(job.nextRunAt).toISOString(),
+    // A paused job has no next run until it is resumed.
+    nextRunAt: job.pausedAt === null ? new Date(job.nextRunAt).toISOString() : null,
+    paused: job.pausedAt !== null,
     lastRunAt: job.lastRunAt === null ? null : new Date(job.lastRunAt).toISOString(),
     lastError: job.lastError,
     runs: job.runs,

@@ -220,9 +220,9 @@ export const summarizeHistory: Summarize = (c, args) => {
 };
 
 const trackedLine = (t: Obj) =>
-  `${text(t.id)}: ${text(t.operation)} ${text((t.params as Obj | undefined)?.query) ?? ''} every ${Math.round(Number(t.interval) / 60)} min, next ${text(t.nextRunAt)}${t.lastError ? `, last error: ${text(t.lastError)}` : ''}`;
+  `${text(t.id)}: ${text(t.operation)} ${text((t.params as Obj | undefined)?.query) ?? ''} every ${Math.round(Number(t.interval) / 60)} min, ${t.paused === true ? 'paused' : `next ${text(t.nextRunAt)}`}${t.lastError ? `, last error: ${text(t.lastError)}` : ''}`;
 
-export const summarizeTracked: Summarize = (c) => `Tracking ${trackedLine(c)}.`;
+export const summarizeTracked: Summarize = (c) => `${c.paused === true ? 'Paused' : 'Tracking'} ${trackedLine(c)}.`;
 
 export const summarizeTrackedList: Summarize = (c) => {
   const data = Array.isArray(c.data) ? c.data.filter(isObj) : [];

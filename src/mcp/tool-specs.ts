@@ -110,6 +110,14 @@ export const routeTools = (registry: Registry): ToolDeclaration[] => [
     summarize: summarizeTracked,
   },
   {
+    name: 'set_tracked_paused',
+    operationId: 'setTrackedPaused',
+    title: 'Pause or resume a tracked product',
+    // Kept with its history either way; resuming fetches it once at once, on the marketplace.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    summarize: summarizeTracked,
+  },
+  {
     name: 'untrack_product',
     operationId: 'untrackProduct',
     title: 'Stop tracking a product',

@@ -56,6 +56,8 @@ export class BullmqScheduler implements Scheduler {
         const job = await getJob(this.db, String(bull.data.id));
         // Removed since BullMQ made this run: drop its scheduler, do nothing.
         if (!job) return void (await this.queue.removeJobScheduler(String(bull.data.id)));
+        // Paused since the last sync (perhaps on another instance): skip; the next sync removes its scheduler.
+        if (job.pausedAt !== null) return;
         const handler = this.handlers.get(job.kind);
         if (handler) await handler(job);
       },
@@ -80,10 +82,15 @@ export class BullmqScheduler implements Scheduler {
       .finally(() => (this.syncing = undefined));
   }
 
-  /** Database jobs → job schedulers: add the missing (or re-timed), remove the deleted. Idempotent across instances. */
+  /**
+   * Database jobs → job schedulers: add the missing (or re-timed), remove the deleted and the paused. Idempotent
+   * across instances. A paused job has no job scheduler at all (rather than one whose runs are skipped), so Redis
+   * holds no timer for it and resuming re-adds it: BullMQ then makes its first run at once and keeps the interval
+   * from there, with no burst of the slots missed while paused.
+   */
   async sync(): Promise<void> {
     const kinds = new Set(this.handlers.keys());
-    const jobs = (await listJobs(this.db)).filter((j) => kinds.has(j.kind));
+    const jobs = (await listJobs(this.db)).filter((j) => kinds.has(j.kind) && j.pausedAt === null);
     const existing = new Map((await this.queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
     for (const j of jobs) {
       const have = existing.get(j.id);

@@ -74,6 +74,7 @@ export class EmbeddedScheduler implements Scheduler {
         .selectAll()
         .where('kind', 'in', kinds)
         .where('next_run_at', '<=', now)
+        .where('paused_at', 'is', null)
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
         .orderBy('next_run_at')
         .limit(50)
@@ -88,6 +89,7 @@ export class EmbeddedScheduler implements Scheduler {
           .set({ next_run_at: next, locked_until: now + this.leaseMs })
           .where('id', '=', row.id)
           .where('next_run_at', '=', slot)
+          .where('paused_at', 'is', null) // paused since the select: not this slot
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) !== 1) continue; // another instance took this slot
         const p = this.run(row.id, this.handlers.get(row.kind)!, toJob({ ...row, next_run_at: next }));

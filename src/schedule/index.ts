@@ -7,7 +7,7 @@ import { EmbeddedScheduler } from './embedded.js';
 import type { Scheduler } from './scheduler.js';
 
 export type { Scheduler, JobHandler } from './scheduler.js';
-export { addJob, getJob, listJobs, removeJob, type Job } from './jobs.js';
+export { addJob, getJob, listJobs, removeJob, setJobPaused, type Job } from './jobs.js';
 
 export function createScheduler(
   config: Pick<Config, 'redisUrl' | 'redisPrefix'>,

@@ -21,6 +21,8 @@ export interface Job<P = unknown> {
   lastError: string | null;
   runs: number;
   createdAt: number;
+  /** When it was paused; null while it runs. */
+  pausedAt: number | null;
 }
 
 export async function addJob<P>(db: Kysely<Database>, spec: JobSpec<P>, now = Date.now()): Promise<Job<P>> {
@@ -35,6 +37,7 @@ export async function addJob<P>(db: Kysely<Database>, spec: JobSpec<P>, now = Da
     last_error: null,
     runs: 0,
     created_at: now,
+    paused_at: null,
   };
   await db.insertInto('schedule_jobs').values(row).execute();
   return toJob(row);
@@ -45,6 +48,28 @@ export async function removeJob(db: Kysely<Database>, id: string, kind?: string)
   if (kind) q = q.where('kind', '=', kind);
   const res = await q.executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
+}
+
+/**
+ * Pauses or resumes a job; the job as it now is, or undefined when there is none (of that kind). Pausing twice keeps
+ * the first pause time. Resuming makes it due at once, a single run: the slots missed while paused are not made up
+ * (the embedded scheduler's claim, like BullMQ's re-added job scheduler, then keeps the cadence from there).
+ */
+export async function setJobPaused<P = unknown>(
+  db: Kysely<Database>,
+  id: string,
+  paused: boolean,
+  kind?: string,
+  now = Date.now(),
+): Promise<Job<P> | undefined> {
+  let q = paused
+    ? db.updateTable('schedule_jobs').set({ paused_at: now }).where('paused_at', 'is', null)
+    : db.updateTable('schedule_jobs').set({ paused_at: null, next_run_at: now }).where('paused_at', 'is not', null);
+  q = q.where('id', '=', id);
+  if (kind) q = q.where('kind', '=', kind);
+  await q.execute();
+  const job = await getJob<P>(db, id);
+  return job && (!kind || job.kind === kind) ? job : undefined;
 }
 
 export async function listJobs<P = unknown>(db: Kysely<Database>, kind?: string): Promise<Job<P>[]> {
@@ -69,5 +94,6 @@ export function toJob<P>(r: Database['schedule_jobs']): Job<P> {
     lastError: r.last_error,
     runs: Number(r.runs),
     createdAt: Number(r.created_at),
+    pausedAt: r.paused_at === null || r.paused_at === undefined ? null : Number(r.paused_at),
   };
 }

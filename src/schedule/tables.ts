@@ -17,6 +17,8 @@ export interface ScheduleJobsTable {
   last_error: string | null;
   runs: number;
   created_at: number;
+  /** When the job was paused (migration 0008); null while it runs. Neither scheduler runs a paused job. */
+  paused_at: number | null;
 }
 
 export interface ScheduleTables {

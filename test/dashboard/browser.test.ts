@@ -251,6 +251,22 @@ describe.skipIf(!chromiumAvailable)('dashboard in Chromium', () => {
     await item.waitFor();
     await page.getByRole('listitem').filter({ hasText: SKU }).waitFor();
     expect(await text(item)).toMatch(/USD \d+\.\d\d/);
+    expect(await text(item)).not.toContain('paused');
+    // Pause: the PATCH carries the session's CSRF header like Remove's DELETE; the list says "paused" instead of
+    // the next refresh, and the API agrees. Resume brings the next refresh back.
+    const trackedDoc = async () =>
+      JSON.parse((await app.inject({ url: '/api/v1/tracked', headers: { 'x-api-key': key } })).body).data[0];
+    await item.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText(`Paused ${SLUG}`).waitFor();
+    await item.getByRole('button', { name: 'Resume' }).waitFor();
+    expect(await text(item)).toMatch(/Next refresh\s*paused/);
+    expect(await trackedDoc()).toMatchObject({ paused: true, nextRunAt: null });
+    await capture(page, 'tracked-paused');
+    await item.getByRole('button', { name: 'Resume' }).click();
+    await page.getByText(new RegExp(`^Resumed ${SLUG}`)).waitFor();
+    await item.getByRole('button', { name: 'Pause' }).waitFor();
+    expect(await text(item)).toMatch(/Next refresh\s*\d/);
+    expect(await trackedDoc()).toMatchObject({ paused: false, nextRunAt: expect.any(String) });
     await capture(page, 'tracked');
 
     await page.getByRole('link', { name: 'Status', exact: true }).click();

@@ -10,6 +10,7 @@ import { scheduleOwnerMigration } from './0004-schedule-owner.js';
 import { alertChannelsMigration } from './0005-alert-channels.js';
 import { productLinksMigration } from './0006-product-links.js';
 import { dashboardSecretsMigration } from './0007-dashboard-secrets.js';
+import { schedulePausedMigration } from './0008-schedule-paused.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-keys': keysMigration,
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005-alert-channels': alertChannelsMigration,
   '0006-product-links': productLinksMigration,
   '0007-dashboard-secrets': dashboardSecretsMigration,
+  '0008-schedule-paused': schedulePausedMigration,
 };
