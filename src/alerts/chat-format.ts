@@ -16,14 +16,14 @@ export function chatTarget(url: URL): ChatTarget | undefined {
 
 /** The one line a person reads in a chat channel. */
 export function summaryLine(message: WebhookMessage): string {
-  const d = message.data as Record<string, any>;
+  const d = message.data as Record<string, unknown>;
   const product = d.name ?? d.sku ?? d.product_id ?? d.listing_id ?? d.operation ?? '';
   const size = d.size ? ` size ${d.size}` : '';
   const money = (v: unknown) => (typeof v === 'number' ? `${v} ${d.currency ?? ''}`.trim() : 'none');
   let what: string;
   switch (message.type) {
     case 'price.changed':
-      what = `${money(d.old)} → ${money(d.new)} (${d.change_pct > 0 ? '+' : ''}${d.change_pct} %)`;
+      what = `${money(d.old)} → ${money(d.new)} (${Number(d.change_pct) > 0 ? '+' : ''}${d.change_pct} %)`;
       break;
     case 'price.below':
     case 'price.above':

@@ -41,9 +41,9 @@ export interface SavedFile {
  * `string` for both (`AnyOperation`).
  */
 export interface Operation<
-  P = any,
-  B = any,
-  R = any,
+  P = Record<string, unknown>,
+  B = unknown,
+  R = unknown,
   N extends string = OperationName,
   M extends string = Marketplace,
 > {
@@ -59,7 +59,7 @@ export interface Operation<
   /** An extension beyond the spec's eight lookups (CONTRACT §8): documented under its own OpenAPI tag. */
   beyondSpec?: boolean;
   /** Query-string parameters (strict: unknown ones are rejected). `max_age` is added by the route layer. */
-  params: z.ZodObject<any>;
+  params: z.ZodObject;
   /** Parameters also accepted from a JSON body on GET (spec: the finder's `query`, watch search's `page`). */
   bodyParams?: readonly string[];
   /** The record (spec §2), used for OpenAPI and to validate parser output. */
@@ -89,7 +89,7 @@ export interface Operation<
 }
 
 /** Any operation, built-in or registered at runtime: what the registry, routes and lookup service handle. */
-export type AnyOperation = Operation<any, any, any, string, string>;
+export type AnyOperation = Operation<Record<string, unknown>, unknown, unknown, string, string>;
 
 /** What `parse` yields. */
 export interface Parsed<R> {
@@ -107,7 +107,7 @@ export function complete<R>(record: R): Parsed<R> {
 }
 
 /** Identity helper that keeps an operation's parameter, body and record types tied together. */
-export function defineOperation<S extends z.ZodObject<any>, B, R>(
+export function defineOperation<S extends z.ZodObject, B, R>(
   op: Operation<z.output<S>, B, R> & { params: S },
 ): Operation<z.output<S>, B, R> {
   return op;
