@@ -16,7 +16,7 @@ export function chatTarget(url: URL): ChatTarget | undefined {
 
 /** The one line a person reads in a chat channel. */
 export function summaryLine(message: WebhookMessage): string {
-  const d = message.data as Record<string, unknown>;
+  const d = message.data;
   const product = d.name ?? d.sku ?? d.product_id ?? d.listing_id ?? d.operation ?? '';
   const size = d.size ? ` size ${d.size}` : '';
   const money = (v: unknown) => (typeof v === 'number' ? `${v} ${d.currency ?? ''}`.trim() : 'none');

@@ -9,9 +9,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
+/** A delivered message as the tests read it (the Standard Webhooks JSON our alerts send). */
+export interface ReceivedMessage {
+  [member: string]: unknown;
+  type: string;
+  timestamp: string;
+  data: { [field: string]: unknown; params?: Record<string, unknown> };
+}
+
 export interface Received {
   id: string;
-  body: any;
+  /** The message as sent (verified when a secret is set); a request without one reads as null. */
+  body: ReceivedMessage;
   raw: string;
   headers: http.IncomingHttpHeaders;
   verified: boolean;
@@ -26,7 +35,7 @@ export interface Receiver {
   /** Every request, whatever the answer. */
   all: Received[];
   /** The verified messages' bodies, in arrival order. */
-  messages(): any[];
+  messages(): ReceivedMessage[];
   setSecret(secret: string): void;
   answer: (req: http.IncomingMessage, n: number) => { status: number; headers?: Record<string, string> };
   stop(): Promise<void>;
@@ -84,7 +93,7 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
           }
           const hit = {
             id: String(req.headers['webhook-id']),
-            body,
+            body: body as ReceivedMessage,
             raw,
             headers: req.headers,
             verified,

@@ -30,7 +30,11 @@ function oldExtracted(p: Record<string, unknown>): PageData {
 function newExtracted(p: Record<string, unknown>): PageData {
   const product = { ...(obj(p['product-info']) ?? {}) };
   if (arr(p['buying-options']) && product.buyingOptions === undefined) product.buyingOptions = p['buying-options'];
-  return { generation: 'extracted', product, ...(arr(p.product_reviews) ? { reviewTopics: arr(p.product_reviews) } : {}) };
+  return {
+    generation: 'extracted',
+    product,
+    ...(arr(p.product_reviews) ? { reviewTopics: arr(p.product_reviews) } : {}),
+  };
 }
 
 /**

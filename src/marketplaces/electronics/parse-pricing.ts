@@ -268,7 +268,9 @@ export function buildPricing(src: PriceSources): Pricing | null {
   const finance = obj(rawDomain?.financeOption);
 
   // Flat fields: the price view first, then the old component, then what the domain and the page say.
-  const flat = [viewPrice, view, obj(app?.priceDomain), app].filter((x): x is Record<string, unknown> => x !== undefined);
+  const flat = [viewPrice, view, obj(app?.priceDomain), app].filter(
+    (x): x is Record<string, unknown> => x !== undefined,
+  );
   const pick = (key: string): unknown => flat.map((f) => f[key]).find((v) => v !== undefined && v !== null);
   const newBuyingOption = arr(src.product?.buyingOptions)
     ?.map((b) => obj(b))

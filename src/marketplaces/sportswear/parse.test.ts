@@ -425,10 +425,7 @@ describe('nulls and upstream variations', () => {
     expect(
       errorOf(() => parseAndCheck(sportswearProduct, { html: noSizes, url: null }, { query: 'CW2288-111' })).code,
     ).toBe('upstream_changed');
-    const badPrice = editedPage(
-      FR_PAGE,
-      (pp) => (grouped(pp, 'CW2288-111').prices.currentPrice = '119,99 €'),
-    );
+    const badPrice = editedPage(FR_PAGE, (pp) => (grouped(pp, 'CW2288-111').prices.currentPrice = '119,99 €'));
     expect(
       errorOf(() => parseAndCheck(sportswearProduct, { html: badPrice, url: null }, { query: 'CW2288-111' })).message,
     ).toMatch(/prices\.current_price/);
@@ -508,7 +505,11 @@ describe.skipIf(!sharedAvailable)('real Nike material in ../shared/upstream-samp
     const html = wrapAsNextDataPage({
       props: { pageProps: { productGroups: [{ groupIndex: 0, groupLabel: null, products: { [out.pid]: product } }] } },
     });
-    const r = parseAndCheck(sportswearProduct, { html, url: out.product_url }, { query: out.product_url }) as SportswearProduct;
+    const r = parseAndCheck(
+      sportswearProduct,
+      { html, url: out.product_url },
+      { query: out.product_url },
+    ) as SportswearProduct;
     expect(productSchema.strict().safeParse(r).success).toBe(true);
     expect(r).toMatchObject({
       style_color: 'AR3565-103',
@@ -615,9 +616,7 @@ describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (rea
         p.skus.map((s: { nikeSize: string; skuId: string; gtin: string }) => [s.nikeSize, s.skuId, s.gtin]),
       );
       // An empty localizedSizePrefix is "none", not a prefix.
-      expect(r.sizes.every((s) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(
-        true,
-      );
+      expect(r.sizes.every((s) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(true);
     });
   }
 
@@ -684,9 +683,7 @@ describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)',
           subtitle: pi.productContent.subtitle,
           full_title: pi.productContent.fullTitle,
         });
-        expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(
-          pi.skus.map((s) => [s.nikeSize, s.gtin]),
-        );
+        expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(pi.skus.map((s) => [s.nikeSize, s.gtin]));
       }
     },
   );
