@@ -38,6 +38,7 @@ import { guardedValidatorCompiler } from './request-input-guard.js';
 import { requestIdOf } from './request-id.js';
 import { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
+import { ERROR_DOCS_PATH, registerErrorDocs } from './error-docs.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
@@ -248,6 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     USAGE_PATH,
     STATUS_PATH,
     STATUS_PAGE_PATH,
+    ERROR_DOCS_PATH,
     ...operationPaths(registry),
   ]);
   app.setNotFoundHandler((req, reply) => {
@@ -263,6 +265,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await registerOpenApi(app, VERSION, config.publicUrl);
+  registerErrorDocs(app);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits
