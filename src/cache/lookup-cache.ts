@@ -10,7 +10,7 @@
  * joined it, and a fetch that completes after its callers gave up still fills the cache.
  */
 import type { CacheClass } from '../operations/types.js';
-import type { LookupResult } from '../operations/lookup.js';
+import type { LookupResult } from '../operations/lookup-result.js';
 import { MarketlensError } from '../errors.js';
 import { isFresh, retainSeconds, servesStaleOn, staleWhileRevalidateSeconds } from './freshness.js';
 import type { Logger } from './redis-connection.js';
