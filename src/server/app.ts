@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fasti
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { LookupCache } from '../cache/lookup-cache.js';
 import { MemoryStore } from '../cache/memory-store.js';
-import { RedisConnection } from '../cache/redis-connection.js';
+import { RedisConnection } from '../platform/redis-connection.js';
 import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
 import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
