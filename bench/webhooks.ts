@@ -47,7 +47,7 @@ if (process.argv[2] === 'receiver') {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'marketlens-bench-webhooks-'));
   const child = fork(process.argv[1]!, ['receiver'], { execArgv: process.execArgv });
-  const port = await new Promise<number>((r) => child.once('message', (m: any) => r(m.port)));
+  const port = await new Promise<number>((r) => child.once('message', (m: { port: number }) => r(m.port)));
   const store = await openStore({ dataDir: dir, databaseUrl: DATABASE_URL });
   const engine = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
@@ -122,7 +122,7 @@ if (process.argv[2] === 'receiver') {
   const elapsed = Date.now() - started;
   const end = process.memoryUsage();
   child.send('report');
-  const lags = await new Promise<number[]>((r) => child.once('message', (m: any) => r(m.lags)));
+  const lags = await new Promise<number[]>((r) => child.once('message', (m: { lags: number[] }) => r(m.lags)));
   const result = {
     dispatch: REDIS ? 'bullmq' : 'database',
     database: DATABASE_URL ? 'postgres' : 'sqlite',

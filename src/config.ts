@@ -8,7 +8,11 @@ import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { MARKETPLACE_DESCRIPTORS } from './marketplaces/catalog.js';
+import { FETCH_TIERS } from './upstream/fetch-tier.js';
 import type { MarketplaceDescriptor } from './marketplaces/descriptor.js';
+import type { FetchTier } from './upstream/fetch-tier.js';
+
+export { FETCH_TIERS, type FetchTier } from './upstream/fetch-tier.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -69,8 +73,6 @@ const commaList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
-export const FETCH_TIERS = ['direct', 'proxy', 'unblocker', 'browser'] as const;
-export type FetchTier = (typeof FETCH_TIERS)[number];
 const tierList = commaList.pipe(z.array(z.enum(FETCH_TIERS)).min(1));
 
 /** proxy-addr's names for address ranges, accepted in a trust list beside addresses and CIDRs. */

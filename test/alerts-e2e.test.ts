@@ -152,7 +152,7 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
         ['price.changed', '1', 'lowest_price', (start - 1000) / 100, (start + 1500) / 100],
         ['price.changed', '1', 'lowest_price', (start + 1500) / 100, start / 100],
       ]);
-      expect(messages[0].data).toMatchObject({
+      expect(messages[0]!.data).toMatchObject({
         marketplace: 'resale-b',
         operation: 'resale-b.prices',
         product_id: '1341930',
@@ -219,7 +219,7 @@ describe.each(ENGINES)('alerts through the real lookup chain on %s', (engine) =>
     expect((await delivered(sub.id, 1)).map((m) => [m.type, m.data.operation, m.data.code])).toEqual([
       ['marketplace.changed', 'resale-b.prices', 'upstream_changed'],
     ]);
-    expect(receiver.messages()[0].data.params).toMatchObject({ query: '1341930' });
+    expect(receiver.messages()[0]!.data.params).toMatchObject({ query: '1341930' });
     // It answers in the known format again (same prices: no price event), then changes again: that is news again.
     await lookup(base);
     await lookup(changed, 'failed');

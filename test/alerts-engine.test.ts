@@ -123,7 +123,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
         ['price.changed', 100, 110],
         ['price.changed', 110, 95],
       ]);
-      expect(messages[0].data).toMatchObject({
+      expect(messages[0]!.data).toMatchObject({
         change: 10,
         change_pct: 10,
         size: '10',
@@ -131,8 +131,8 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
         currency: 'USD',
         product_id: 'air-jordan-1-chicago',
       });
-      expect(messages[1].data).toMatchObject({ change: -15, change_pct: -13.64 });
-      expect(typeof messages[0].timestamp).toBe('string');
+      expect(messages[1]!.data).toMatchObject({ change: -15, change_pct: -13.64 });
+      expect(typeof messages[0]!.timestamp).toBe('string');
     },
   );
 

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../src/errors.js';
 import { OPERATIONS } from '../src/operations/registry.js';
 import { extractNextData, wrapAsNextDataPage } from '../src/util/next-data.js';
-import { RETYPES, applyEdit, type Json, type JsonEdit } from './support/mutators.js';
+import { RETYPES, applyEdit, type JsonEdit } from './support/mutators.js';
 import { DERIVED, REPORTED, fixtureCases, type RobustnessCase } from './support/robustness-cases.js';
 import { checkCase, concretePaths, judgeFor, jsonDocsOf, problemsOf, run, type Outcome } from './support/robustness.js';
 
@@ -272,7 +272,7 @@ describe('never a wrong value: sportswear (Nike)', () => {
       }
     };
     walk(next);
-    return run(us.op, { ...b, html: wrapAsNextDataPage(next as Json) }, us.params);
+    return run(us.op, { ...b, html: wrapAsNextDataPage(next) }, us.params);
   };
 
   it('employee price and discount percentages removed are null (not 0)', () => {

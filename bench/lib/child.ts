@@ -4,12 +4,13 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { START_ENV, V8_FLAGS } from '../../src/v8-flags.js';
+import { asRecord } from '../../src/util/json-path.js';
 import { compiled } from './compiled.js';
 
 export interface Child {
   proc: ChildProcess;
   /** Sends a request message and waits for the reply of the same `type`. */
-  ask<T = any>(type: string, payload?: Record<string, unknown>): Promise<T>;
+  ask<T = Record<string, unknown>>(type: string, payload?: Record<string, unknown>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -24,8 +25,8 @@ export async function startChild<T>(file: URL, env: Record<string, string> = {})
   const ready = await new Promise<T>((resolve, reject) => {
     proc.once('error', reject);
     proc.once('exit', (code) => reject(new Error(`${file.pathname} exited with ${code} before it was ready`)));
-    proc.on('message', function onReady(m: any) {
-      if (m?.type === 'ready') {
+    proc.on('message', function onReady(m: unknown) {
+      if (asRecord(m)?.type === 'ready') {
         proc.off('message', onReady);
         resolve(m as T);
       }
@@ -34,10 +35,11 @@ export async function startChild<T>(file: URL, env: Record<string, string> = {})
   proc.removeAllListeners('exit');
   const ask = <R>(type: string, payload: Record<string, unknown> = {}) =>
     new Promise<R>((resolve, reject) => {
-      const onMessage = (m: any) => {
+      const onMessage = (raw: unknown) => {
+        const m = asRecord(raw);
         if (m?.type !== type) return;
         proc.off('message', onMessage);
-        if (m.error) reject(new Error(m.error));
+        if (m.error) reject(new Error(String(m.error)));
         else resolve(m as R);
       };
       proc.on('message', onMessage);
@@ -54,17 +56,21 @@ export async function startChild<T>(file: URL, env: Record<string, string> = {})
   return { child: { proc, ask, stop }, ready };
 }
 
+/** A child's answer to one message type; its parameter is the message as the parent's `ask` sent it. */
+type MessageHandler = (message: never) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
 /** In a child: answers `type` messages with `handler`'s result (or its error). */
-export function serveMessages(
-  handlers: Record<string, (m: any) => Promise<Record<string, unknown>> | Record<string, unknown>>,
-): void {
-  process.on('message', async (m: any) => {
-    const h = handlers[m?.type];
-    if (!h) return;
+export function serveMessages(handlers: Record<string, MessageHandler>): void {
+  process.on('message', async (raw: unknown) => {
+    const m = asRecord(raw);
+    const type = m?.type;
+    const h = typeof type === 'string' ? handlers[type] : undefined;
+    if (!m || !h) return;
     try {
-      process.send!({ type: m.type, ...(await h(m)) });
+      // The parent's `ask` sends the payload the handler's own parameter type names.
+      process.send!({ type, ...(await h(m as never)) });
     } catch (e) {
-      process.send!({ type: m.type, error: (e as Error).stack ?? String(e) });
+      process.send!({ type, error: (e as Error).stack ?? String(e) });
     }
   });
 }

@@ -25,7 +25,7 @@ const atStart = snapshot();
 const finder: AnyOperation = {
   ...watchmarketFinder,
   parse: (catalog: readonly CatalogGroup[]) => complete(matchFilterGroups(catalog, 'manufacturer')),
-} as AnyOperation;
+};
 const registry = new Registry(
   BUILT_IN_REGISTRY.marketplaces,
   BUILT_IN_REGISTRY.operations.map((op) => (op.name === finder.name ? finder : op)),

@@ -2,6 +2,7 @@
  * The alert tables (composed into the store's Database type in src/store/schema.ts) and their DDL, applied by
  * migration 0003-alerts. Store conventions: epoch-ms bigint timestamps, 0/1 integer booleans, text ids, JSON as text.
  */
+import type { UntypedTables } from '../store/untyped-tables.js';
 import type { Kysely } from 'kysely';
 
 export interface AlertSubscriptionsTable {
@@ -70,7 +71,7 @@ export interface AlertTables {
 }
 
 /** Creates the alert tables. */
-export async function createAlertTables(db: Kysely<any>): Promise<void> {
+export async function createAlertTables(db: Kysely<UntypedTables>): Promise<void> {
   const ms = 'bigint';
   await db.schema
     .createTable('alert_subscriptions')

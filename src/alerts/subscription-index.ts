@@ -4,7 +4,7 @@
  * per-product subscriptions a change is checked against a handful, not 10 000. match.ts still decides.
  */
 import type { DetectedEvent } from './events.js';
-import type { Subscription } from './subscriptions.js';
+import type { Subscription } from './subscription.js';
 
 export class SubscriptionIndex {
   private readonly byProduct = new Map<string, Subscription[]>();

@@ -7,27 +7,13 @@ import type { Kysely } from 'kysely';
 import { createWithinCap } from '../limits/caps.js';
 import type { Engine } from '../store/index.js';
 import { SubscriptionIndex } from './subscription-index.js';
+import type { Subscription } from './subscription.js';
 import type { EventType, WebhookFilter } from './events.js';
 import type { AlertSubscriptionsTable, AlertTables } from './schema.js';
 import { generateSecret } from './signing.js';
 import type { Channel } from './channels/types.js';
 
-export interface Subscription {
-  id: string;
-  keyId: string;
-  url: string;
-  events: EventType[];
-  filter: WebhookFilter;
-  description: string | null;
-  secret: string;
-  /** A notification channel instead of a webhook (then `url` is its target without secrets); null for a webhook. */
-  channel: Channel | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
+export type { Subscription } from './subscription.js';
 
 export interface NewSubscription {
   url: string;

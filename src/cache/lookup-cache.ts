@@ -10,10 +10,10 @@
  * joined it, and a fetch that completes after its callers gave up still fills the cache.
  */
 import type { CacheClass } from '../operations/types.js';
-import type { LookupResult } from '../operations/lookup.js';
+import type { LookupResult } from '../operations/lookup-result.js';
 import { MarketlensError } from '../errors.js';
 import { isFresh, retainSeconds, servesStaleOn, staleWhileRevalidateSeconds } from './freshness.js';
-import type { Logger } from './redis-connection.js';
+import type { Logger } from '../platform/logger.js';
 import { LOCK_HEARTBEAT_MS, type RedisFlights } from './redis-flights.js';
 import { toCachedAnswer, type CachedAnswer, type Store } from './store.js';
 import { untilAborted } from '../util/until-aborted.js';

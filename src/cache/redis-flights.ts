@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '../errors.js';
-import type { RedisConnection } from './redis-connection.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
 
 export const LOCK_TTL_MS = 3000;
 export const LOCK_HEARTBEAT_MS = 1000;

@@ -1,5 +1,5 @@
 /** The shared store: answers in Redis under `<prefix>c:<cache key>`, expiring with PX. Failures are misses. */
-import type { RedisConnection } from './redis-connection.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
 import { decodeAnswer, encodeAnswer, type CachedAnswer, type Store } from './store.js';
 
 export class RedisStore implements Store {

@@ -8,6 +8,7 @@
  *   is skipped (logged, counted as failed). Upstream text is made storable first (NUL, lone surrogates).
  * Subscribers (`onObserved`, the alerts) hear about a batch only after it is durably written.
  */
+import type { LevelLog } from '../platform/logger.js';
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { cacheKey } from '../cache/cache-key.js';
@@ -29,7 +30,7 @@ export interface RecorderOptions {
    */
   maxQueue?: number;
   retentionDays: number;
-  log?: (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => void;
+  log?: LevelLog;
   now?: () => number;
   /** Counts live results by outcome (the /metrics counter). */
   count?: (result: 'written' | 'failed' | 'dropped', n: number) => void;

@@ -3,6 +3,7 @@
  * `GET /api/v1/db/{products,prices,variants}` and the series `GET /api/v1/history` (JSON, CSV or an SVG chart).
  * Registered from buildApp with one line; also wires the recorder to the live-result seam.
  */
+import type { LevelLog } from '../platform/logger.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
@@ -59,7 +60,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   });
   const detach = recorder.attach(app.marketlens.liveResults);
   const stopPrune = recorder.startDailyPrune();
-  const log = (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => app.log[level](ctx ?? {}, msg);
+  const log: LevelLog = (level, msg, ctx) => app.log[level](ctx ?? {}, msg);
   const scheduler = createScheduler(deps.config, store.db, log);
   scheduler.handle(TRACK_KIND, trackHandler(app));
   app.decorate('history', { store, recorder, scheduler });
@@ -291,7 +292,7 @@ export function historyParams(query: Record<string, unknown>) {
   );
   const checked = op.params.safeParse(lookupParams);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
-  const canonical = (op.canonicalParams ? op.canonicalParams(checked.data) : checked.data) as Record<string, unknown>;
+  const canonical = op.canonicalParams ? op.canonicalParams(checked.data) : checked.data;
   const time = (k: 'from' | 'to', def: number): number => {
     const v = str(k);
     if (v === undefined) return def;

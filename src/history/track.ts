@@ -55,7 +55,7 @@ export function parseTrackRequest(
   const asText = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]));
   const checked = op.params.safeParse(asText);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
-  const params = (op.canonicalParams ? op.canonicalParams(checked.data) : checked.data) as Record<string, unknown>;
+  const params = op.canonicalParams ? op.canonicalParams(checked.data) : checked.data;
   return { payload: { operation: op.name, params, ownerKeyId }, intervalMs: parseInterval(interval) * 1000 };
 }
 

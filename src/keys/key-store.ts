@@ -10,7 +10,7 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
-import type { Logger } from '../cache/redis-connection.js';
+import type { Logger } from '../platform/logger.js';
 import { rateSpec } from '../config.js';
 import type { ApiKeyTable, Database, Store } from '../store/index.js';
 

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Logger } from '../cache/redis-connection.js';
+import type { Logger } from '../platform/logger.js';
 import { dayWindow, monthWindow } from '../limits/calendar.js';
 import { StoreError, type Database } from '../store/index.js';
 

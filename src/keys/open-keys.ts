@@ -1,5 +1,5 @@
 /** The key store of a process: imports legacy JSON files once, then loads (and, for servers, follows) the keys. */
-import type { Logger } from '../cache/redis-connection.js';
+import type { Logger } from '../platform/logger.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/index.js';
 import { KeyStore } from './key-store.js';

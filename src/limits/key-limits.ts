@@ -14,7 +14,8 @@
  */
 import type { Kysely } from 'kysely';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Logger, RedisConnection } from '../cache/redis-connection.js';
+import type { Logger } from '../platform/logger.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
 import { rateSpec, type Config, type RateSpec } from '../config.js';
 import { MarketlensError } from '../errors.js';
 import type { StoredKey } from '../keys/key-store.js';

@@ -6,7 +6,7 @@
  */
 import { RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { MaybePromise } from '../cache/store.js';
-import type { RedisConnection } from '../cache/redis-connection.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
 import { dayWindow, monthWindow, secondsUntil } from './calendar.js';
 import { MemoryWindows } from './memory-windows.js';
 

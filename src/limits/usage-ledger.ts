@@ -7,7 +7,7 @@
  * unavailable the deltas are kept (one per key and period: bounded by the number of keys) and written when it is back.
  */
 import type { Kysely } from 'kysely';
-import type { Logger } from '../cache/redis-connection.js';
+import type { Logger } from '../platform/logger.js';
 import type { Database, StoreHealth } from '../store/index.js';
 import { dayWindow, monthWindow } from './calendar.js';
 

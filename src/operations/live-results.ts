@@ -5,24 +5,11 @@
  * `LiveFailure` after every failed one. Listeners run synchronously on the lookup path, so they must only enqueue
  * (batch, buffer) and return; a listener that throws is logged and ignored, never fails the lookup.
  */
-import type { FetchTier } from '../config.js';
+import type { FetchTier } from '../upstream/fetch-tier.js';
 import type { MarketlensError } from '../errors.js';
-import type { Marketplace } from '../marketplaces/catalog.js';
-import type { OperationName } from './types.js';
+import type { LookupIdentity, OperationName } from './types.js';
 
-/** What a lookup is about, independent of how the caller spelled it (a GOAT URL and its slug are one identity). */
-export interface LookupIdentity {
-  marketplace: Marketplace;
-  operation: OperationName;
-  /** Canonical product id (product operations) or a canonical search key (search operations). */
-  id: string;
-  /** The request's country (ISO 3166-1 alpha-2, upper case) when the operation has one, else null. */
-  country: string | null;
-  /** ISO 4217 code of every price in the record, when the operation knows it, else null. */
-  currency: string | null;
-  /** The request's locale (`en-US` form) when the operation has one, else null. */
-  locale: string | null;
-}
+export type { LookupIdentity } from './types.js';
 
 /**
  * What the fetch took, per lookup (the status reports it per operation). Set by the lookup service on every event;

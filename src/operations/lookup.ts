@@ -6,7 +6,7 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { LookupCache } from '../cache/lookup-cache.js';
 import { utf8Bytes } from '../cache/store.js';
 import type { Config } from '../config.js';
-import { MarketlensError, invalidParam, upstreamChanged } from '../errors.js';
+import { MarketlensError, invalidParam } from '../errors.js';
 import type { HttpClient, LookupScope, RequestContext } from '../upstream/http-client.js';
 import { isScheduledDeferral, Lane, type LaneName } from '../upstream/lane.js';
 import type { LiveResults } from './live-results.js';
@@ -14,25 +14,13 @@ import type { Marketplace } from '../marketplaces/catalog.js';
 import type { AnyOperation, Operation, OperationName, Parsed, ResolveContext } from './types.js';
 import type { ParsePool } from './parse-pool.js';
 import { cancelledError, currentCallerScope, type CallerScope } from './caller-scope.js';
+import { parseChecked } from './parse-checked.js';
 
-export type CacheStatus = 'hit' | 'miss' | 'stale' | 'shared';
+export { parseAndCheck, parseChecked } from './parse-checked.js';
 
-export interface LookupResult {
-  /** The record, serialised and UTF-8 encoded once: cached answers are sent as these bytes. */
-  body: Buffer;
-  /** When the upstream fetch happened (ms since epoch). */
-  fetchedAt: number;
-  /** `fetchedAt` as an HTTP date, when already computed (cached answers keep it). */
-  lastModified?: string;
-  cache: CacheStatus;
-  /** Timings of this request's own work (absent on cache hits). */
-  upstreamMs?: number;
-  parseMs?: number;
-  /** Time spent waiting for an identical in-flight fetch (X-Cache: shared). */
-  waitMs?: number;
-  /** Record parts left null because their source failed. */
-  missingParts: string[];
-}
+import type { LookupResult } from './lookup-result.js';
+
+export type { CacheStatus, LookupResult } from './lookup-result.js';
 
 export interface LookupOptions {
   /** The lookup's one deadline. */
@@ -104,7 +92,7 @@ export class LookupService {
   resolveContext(opts: LookupOptions = {}): ResolveContext {
     const deadlineAt = opts.deadlineAt ?? (opts.signal ? undefined : Date.now() + this.config.deadlineMs);
     return {
-      lookup: async <R>(op: Operation<unknown, unknown, R, string, string>, raw: Record<string, unknown>) => {
+      lookup: async <R>(op: Operation<Record<string, unknown>, unknown, R, string, string>, raw: Record<string, unknown>) => {
         const parsed = op.params.safeParse(raw);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
@@ -251,33 +239,4 @@ function withdrawable(deadline: AbortSignal, withdrawn: AbortSignal, marketplace
 
 function asMarketlensError(e: unknown): MarketlensError {
   return e instanceof MarketlensError ? e : new MarketlensError('internal', 'the live fetch failed', { cause: e });
-}
-
-/**
- * Parses bodies and checks the record against the operation's spec schema: a parser that produced a wrong shape
- * means upstream changed under it, never a 500 and never a silently wrong record.
- */
-export function parseChecked(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): Parsed<unknown> {
-  let parsed: Parsed<unknown>;
-  try {
-    parsed = op.parse(bodies, params);
-  } catch (e) {
-    if (e instanceof MarketlensError) throw e;
-    // A parser tripping over an unexpected shape (TypeError on a missing node, bad JSON) is a format change.
-    throw upstreamChanged(op.marketplace, `${op.name} parser failed: ${(e as Error).message}`);
-  }
-  const checked = op.record.safeParse(parsed.record);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw upstreamChanged(
-      op.marketplace,
-      `${op.name} record does not match the spec at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
-    );
-  }
-  return parsed;
-}
-
-/** `parseChecked`'s record alone (`marketlens parse`, parser tests). */
-export function parseAndCheck(op: AnyOperation, bodies: unknown, params: Record<string, unknown>): unknown {
-  return parseChecked(op, bodies, params).record;
 }

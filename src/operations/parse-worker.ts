@@ -3,7 +3,7 @@
  * travels back as plain data (a MarketlensError does not survive the thread boundary as itself).
  */
 import { MarketlensError } from '../errors.js';
-import { parseChecked } from './lookup.js';
+import { parseChecked } from './parse-checked.js';
 import { getOperation } from './registry.js';
 import type { Parsed } from './types.js';
 

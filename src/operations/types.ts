@@ -6,7 +6,6 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
 import type { HttpClient, RequestContext } from '../upstream/http-client.js';
-import type { LookupIdentity } from './live-results.js';
 
 export const OPERATION_NAMES = [
   'watchmarket.finder',
@@ -42,9 +41,9 @@ export interface SavedFile {
  * `string` for both (`AnyOperation`).
  */
 export interface Operation<
-  P = any,
-  B = any,
-  R = any,
+  P = Record<string, unknown>,
+  B = unknown,
+  R = unknown,
   N extends string = OperationName,
   M extends string = Marketplace,
 > {
@@ -60,7 +59,7 @@ export interface Operation<
   /** An extension beyond the spec's eight lookups (CONTRACT §8): documented under its own OpenAPI tag. */
   beyondSpec?: boolean;
   /** Query-string parameters (strict: unknown ones are rejected). `max_age` is added by the route layer. */
-  params: z.ZodObject<any>;
+  params: z.ZodObject;
   /** Parameters also accepted from a JSON body on GET (spec: the finder's `query`, watch search's `page`). */
   bodyParams?: readonly string[];
   /** The record (spec §2), used for OpenAPI and to validate parser output. */
@@ -99,17 +98,31 @@ export interface Operation<
 /** What `resolveParams` (and helpers such as `findGoatProduct`) may do: run another lookup on the normal path. */
 export interface ResolveContext {
   /** The record of `op` for `params` (validated with the operation's schema first, defaults applied). */
-  lookup<R>(op: Operation<unknown, unknown, R, string, string>, params: Record<string, unknown>): Promise<R>;
+  lookup<R>(op: Operation<Record<string, unknown>, unknown, R, string, string>, params: Record<string, unknown>): Promise<R>;
 }
 
 /** Any operation, built-in or registered at runtime: what the registry, routes and lookup service handle. */
-export type AnyOperation = Operation<any, any, any, string, string>;
+export type AnyOperation = Operation<Record<string, unknown>, unknown, unknown, string, string>;
 
 /** What `parse` yields. */
 export interface Parsed<R> {
   record: R;
   /** Record parts (dotted paths) left null because their source failed. */
   missing: string[];
+}
+
+/** What a lookup is about, independent of how the caller spelled it (a GOAT URL and its slug are one identity). */
+export interface LookupIdentity {
+  marketplace: Marketplace;
+  operation: OperationName;
+  /** Canonical product id (product operations) or a canonical search key (search operations). */
+  id: string;
+  /** The request's country (ISO 3166-1 alpha-2, upper case) when the operation has one, else null. */
+  country: string | null;
+  /** ISO 4217 code of every price in the record, when the operation knows it, else null. */
+  currency: string | null;
+  /** The request's locale (`en-US` form) when the operation has one, else null. */
+  locale: string | null;
 }
 
 /** The record-dependent part of a lookup's identity (the operation adds marketplace and name). */
@@ -121,7 +134,7 @@ export function complete<R>(record: R): Parsed<R> {
 }
 
 /** Identity helper that keeps an operation's parameter, body and record types tied together. */
-export function defineOperation<S extends z.ZodObject<any>, B, R>(
+export function defineOperation<S extends z.ZodObject, B, R>(
   op: Operation<z.output<S>, B, R> & { params: S },
 ): Operation<z.output<S>, B, R> {
   return op;

@@ -5,6 +5,7 @@
  * CLI write `schedule_jobs`); every instance syncs it into job schedulers, adding what is missing, removing what is
  * gone.
  */
+import type { LevelLog } from '../platform/logger.js';
 import type { Queue, Worker } from 'bullmq';
 import { bullmq } from '../util/bullmq.js';
 import { Redis } from 'ioredis';
@@ -19,7 +20,7 @@ export interface BullmqOptions {
   prefix: string;
   syncMs?: number;
   concurrency?: number;
-  log?: (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => void;
+  log?: LevelLog;
 }
 
 const QUEUE = 'schedule';

@@ -4,6 +4,7 @@
  * instance wins a slot), advances the slot by one interval and takes a lease; a run that dies with its instance
  * leaves only an expired lease, and the next slot runs wherever it is claimed.
  */
+import type { LevelLog } from '../platform/logger.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { toJob } from './jobs.js';
@@ -13,7 +14,7 @@ export interface EmbeddedOptions {
   tickMs?: number;
   /** How long a claimed run may take before another instance may consider the job free again. */
   leaseMs?: number;
-  log?: (level: 'warn' | 'error', msg: string, ctx?: Record<string, unknown>) => void;
+  log?: LevelLog;
   now?: () => number;
 }
 

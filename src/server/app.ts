@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fasti
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { LookupCache } from '../cache/lookup-cache.js';
 import { MemoryStore } from '../cache/memory-store.js';
-import { RedisConnection } from '../cache/redis-connection.js';
+import { RedisConnection } from '../platform/redis-connection.js';
 import { RedisFlights } from '../cache/redis-flights.js';
 import { RedisStore } from '../cache/redis-store.js';
 import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
@@ -42,6 +42,7 @@ import { trustProxyFn } from './trust-proxy.js';
 import { requestIdOf } from './request-id.js';
 import { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
+import { ERROR_DOCS_PATH, registerErrorDocs } from './error-docs.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
 import { RouteCatalog, registerMcp } from '../mcp/index.js';
 import { operationPaths, registerOperationRoutes } from './operation-routes.js';
@@ -261,6 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     USAGE_PATH,
     STATUS_PATH,
     STATUS_PAGE_PATH,
+    ERROR_DOCS_PATH,
     ...operationPaths(registry),
   ]);
   app.setNotFoundHandler((req, reply) => {
@@ -276,6 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await registerOpenApi(app, VERSION, config.publicUrl);
+  registerErrorDocs(app);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
   // Redis down is reported but keeps the instance in rotation (lookups still answer, from upstream), unless limits

@@ -132,7 +132,21 @@ export async function registerOpenApi(app: FastifyInstance, version: string, pub
   });
 }
 
-type OpenApiDocument = Record<string, any>;
+/** The parts of the generated document finishDocument edits; the rest passes through untouched. */
+interface OpenApiParameter {
+  in?: string;
+  schema?: { $ref?: unknown; type?: unknown };
+}
+interface OpenApiOperation {
+  requestBody?: { required?: boolean };
+  parameters?: OpenApiParameter[];
+  responses?: Record<string, { content?: Record<string, unknown> }>;
+}
+interface OpenApiDocument {
+  [key: string]: unknown;
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown> };
+}
 
 /** A Host header we are willing to echo into `servers` (name or IP, optional port); anything else → relative. */
 const SANE_HOST = /^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
@@ -160,8 +174,8 @@ function isObjectSchema(schema: { $ref?: unknown; type?: unknown } | undefined, 
  * side of a schema produced (zod's `…Input` twins of response records) are dropped, unused.
  */
 export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
-  for (const item of Object.values<Record<string, any>>(doc.paths ?? {})) {
-    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item)) {
       // Only on GET: the bodies of POST and PATCH (webhooks, tracked products) stay as required as their schemas say.
       if (method === 'get' && operation.requestBody) operation.requestBody.required = false;
       // An object in the query string is a deepObject (`where[size][equals]=10`), not the default form style.
@@ -169,7 +183,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
         if (param.in === 'query' && isObjectSchema(param.schema, doc))
           Object.assign(param, { style: 'deepObject', explode: true });
       }
-      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const json = response.content?.['application/json'];
         if (Number(status) >= 400 && json) response.content = { 'application/problem+json': json };
       }

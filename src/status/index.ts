@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RedisConnection } from '../cache/redis-connection.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
 import type { LiveResults } from '../operations/live-results.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { problemResponses } from '../server/openapi.js';

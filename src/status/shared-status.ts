@@ -3,7 +3,7 @@
  * publishes its raw counters every few seconds under a key that expires, and lists itself in a sorted set scored by
  * publication time; reading gathers every instance seen recently. Without Redis, only this instance is known.
  */
-import type { RedisConnection } from '../cache/redis-connection.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
 import type { RawSnapshot, StatusAggregator } from './aggregator.js';
 
 export const PUBLISH_EVERY_MS = 5_000;

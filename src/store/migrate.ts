@@ -3,12 +3,12 @@ import { Migrator, type Kysely, type MigrationInfo } from 'kysely';
 import { MIGRATIONS } from './migrations/index.js';
 import { StoreError } from './store-error.js';
 
-function migrator(db: Kysely<any>): Migrator {
+function migrator<DB>(db: Kysely<DB>): Migrator {
   return new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
 }
 
 /** Applies every pending migration; returns the names applied now. Throws a StoreError naming the failed one. */
-export async function migrateToLatest(db: Kysely<any>, where: string): Promise<string[]> {
+export async function migrateToLatest<DB>(db: Kysely<DB>, where: string): Promise<string[]> {
   const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
@@ -21,6 +21,6 @@ export async function migrateToLatest(db: Kysely<any>, where: string): Promise<s
 }
 
 /** Every known migration and when it was applied (undefined = pending). */
-export async function migrationStatus(db: Kysely<any>): Promise<MigrationInfo[]> {
+export async function migrationStatus<DB>(db: Kysely<DB>): Promise<MigrationInfo[]> {
   return [...(await migrator(db).getMigrations())];
 }

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Logger } from '../cache/redis-connection.js';
+import type { Logger } from '../platform/logger.js';
 import type { Config } from '../config.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';

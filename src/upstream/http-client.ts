@@ -3,8 +3,7 @@
  * HttpClient enforces the marketplace's host allowlist, applies origin overrides, deadlines, retries and block
  * detection, and returns the answer. It knows nothing of records.
  */
-import type { FetchTier } from '../config.js';
-import type { Marketplace } from '../marketplaces/catalog.js';
+import type { FetchTier } from './fetch-tier.js';
 import type { CircuitSnapshot } from './circuit-breaker.js';
 import type { Lane } from './lane.js';
 
@@ -79,5 +78,5 @@ export interface HttpClient {
   /** Lookups waiting for one of the marketplace's upstream slots, by lane (clients without a limiter leave it out). */
   queued?(marketplace: string): { interactive: number; scheduled: number };
   /** The marketplace's circuit breaker, for /api/v1/status (clients without one leave it out). */
-  circuit?(marketplace: Marketplace): CircuitSnapshot;
+  circuit?(marketplace: string): CircuitSnapshot;
 }

@@ -7,7 +7,7 @@
  * Throws SyntaxError when the script is there but its JSON is not.
  * @example extractScriptJson(html, '__NEXT_DATA__')?.props.pageProps
  */
-export function extractScriptJson(html: string, id: string): any {
+export function extractScriptJson(html: string, id: string): unknown {
   const text = extractScriptText(html, id);
   return text === undefined ? undefined : JSON.parse(text);
 }
@@ -30,7 +30,7 @@ function extractScriptText(html: string, id: string): string | undefined {
 }
 
 /** `__NEXT_DATA__` of a Next.js page (pages router), or undefined. */
-export function extractNextData(html: string): any {
+export function extractNextData(html: string): unknown {
   return extractScriptJson(html, '__NEXT_DATA__');
 }
 

@@ -8,7 +8,7 @@ export function snakeKey(key: string): string {
 }
 
 /** Recursively snake_cases object keys (arrays and nested objects included); `renames` win over the rule. */
-export function snakeKeysDeep(value: unknown, renames: Readonly<Record<string, string>> = {}): any {
+export function snakeKeysDeep(value: unknown, renames: Readonly<Record<string, string>> = {}): unknown {
   if (Array.isArray(value)) return value.map((v) => snakeKeysDeep(v, renames));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

@@ -99,10 +99,10 @@ export function withValueAt(root: Json, path: Path, value: Json | undefined): Js
 }
 
 export function valueAt(root: Json, path: Path): Json | undefined {
-  let v: any = root;
+  let v: Json | undefined = root;
   for (const p of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = v[p];
+    if (v === null || v === undefined || typeof v !== 'object') return undefined;
+    v = Array.isArray(v) ? v[Number(p)] : v[p];
   }
   return v;
 }

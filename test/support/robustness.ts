@@ -93,15 +93,18 @@ function classify(s: string): Kind | undefined {
   return /<(!doctype|html|head|body|div|script|main|a|span)\b/i.test(t.slice(0, 2000)) ? 'html' : undefined;
 }
 
+/** A JSON node as these walkers index it (a path step is a key or an array index). */
+type Indexable = Record<string | number, unknown>;
+
 function getAt(root: unknown, path: Path): unknown {
-  let v: any = root;
-  for (const p of path) v = v[p];
+  let v = root;
+  for (const p of path) v = (v as Indexable)[p];
   return v;
 }
 
 function setAt(root: unknown, path: Path, value: unknown): unknown {
   if (path.length === 0) return value;
-  const copy: any = Array.isArray(root) ? (root as unknown[]).slice() : { ...(root as object) };
+  const copy = (Array.isArray(root) ? (root as unknown[]).slice() : { ...(root as object) }) as Indexable;
   copy[path[0]!] = setAt(copy[path[0]!], path.slice(1), value);
   return copy;
 }

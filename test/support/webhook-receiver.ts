@@ -9,11 +9,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
+/** A delivered message as the tests read it (the Standard Webhooks JSON our alerts send). */
+export interface ReceivedMessage {
+  [member: string]: unknown;
+  type: string;
+  timestamp: string;
+  data: { [field: string]: unknown; params?: Record<string, unknown> };
+}
+
 export interface Received {
   id: string;
   /** The request's path and query (a fake Telegram Bot API or ntfy server checks it). */
   path: string;
-  body: any;
+  /** The message as sent (verified when a secret is set); a request without one reads as null. */
+  body: ReceivedMessage;
   raw: string;
   headers: http.IncomingHttpHeaders;
   verified: boolean;
@@ -28,7 +37,7 @@ export interface Receiver {
   /** Every request, whatever the answer. */
   all: Received[];
   /** The verified messages' bodies, in arrival order. */
-  messages(): any[];
+  messages(): ReceivedMessage[];
   setSecret(secret: string): void;
   answer: (req: http.IncomingMessage, n: number) => { status: number; headers?: Record<string, string> };
   stop(): Promise<void>;
@@ -92,7 +101,7 @@ export async function startReceiver(path = '/hook', port = 0): Promise<Receiver>
           const hit = {
             id: String(req.headers['webhook-id']),
             path: req.url ?? '',
-            body,
+            body: body as ReceivedMessage,
             raw,
             headers: req.headers,
             verified,

@@ -26,7 +26,7 @@ const iso = (ms: unknown): string | null =>
   ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
 const bool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Number(v) === 1);
 
-export function toDoc(collection: CollectionName, r: Record<string, any>): Record<string, unknown> {
+export function toDoc(collection: CollectionName, r: Record<string, unknown>): Record<string, unknown> {
   switch (collection) {
     case 'products':
       return {
@@ -74,7 +74,7 @@ export function toDoc(collection: CollectionName, r: Record<string, any>): Recor
         marketplace: r.marketplace,
         size: r.size,
         sizeSystem: r.size_system,
-        gtins: JSON.parse(r.gtins ?? '[]') as string[],
+        gtins: JSON.parse(typeof r.gtins === 'string' ? r.gtins : '[]') as string[],
         createdAt: iso(r.created_at),
         updatedAt: iso(r.updated_at),
       };

@@ -2,6 +2,8 @@
  * One page of a collection, in Retailed's envelope: `{docs, totalDocs, limit, totalPages, page, hasPrevPage,
  * hasNextPage, prevPage, nextPage}`. Parameters: where, sort (`-field` descending, comma-separated), page, limit.
  */
+import type { Database } from '../../store/schema.js';
+import type { UntypedTables } from '../../store/untyped-tables.js';
 import type { Kysely } from 'kysely';
 import { invalidParam } from '../../errors.js';
 import type { Collection } from './collections.js';
@@ -63,11 +65,13 @@ export function findOptions(
 }
 
 export async function findPage(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   collection: Collection,
   o: FindOptions,
 ): Promise<Envelope<Record<string, unknown>>> {
-  let base = db.selectFrom(collection.table);
+  // The collection names its columns at run time (from a whitelist), which the typed schema cannot follow.
+  const untyped = db as unknown as Kysely<UntypedTables>;
+  let base = untyped.selectFrom(collection.table);
   if (o.where !== undefined) {
     const where = o.where;
     // Compile once up front so a bad filter is a 400 before any SQL runs.

@@ -2,6 +2,7 @@
  * Payload-style `where` trees → Kysely conditions, on a whitelist of fields (collections.ts). Operators as Retailed
  * documents them: equals, not_equals, greater_than(_equal), less_than(_equal), like, contains, in, not_in, exists.
  */
+import type { UntypedTables } from '../../store/untyped-tables.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { invalidParam } from '../../errors.js';
 import { parseTimeParam } from '../time-param.js';
@@ -23,7 +24,7 @@ export const OPERATORS = [
 ] as const;
 type Operator = (typeof OPERATORS)[number];
 
-type Eb = ExpressionBuilder<any, any>;
+type Eb = ExpressionBuilder<UntypedTables, string>;
 type Cond = Expression<SqlBool>;
 
 /** Compiles the `where` object; `param` is the key path so far, for error messages (`where[or][0][size]`). */

@@ -11,13 +11,14 @@ import type { ElectronicsBodies } from './bodies.js';
 import { skuFromPage, type PageData } from './parse-page.js';
 import { domainFromPricingApi } from './parse-pricing.js';
 import { arr, obj } from './pick.js';
+import { at } from '../../util/json-path.js';
 
 function unrecognised(path: string, why: string): MarketlensError {
   return new MarketlensError('invalid_parameter', `${path}: not a Best Buy answer this parser knows (${why})`);
 }
 
 /** One Scrapfly product of the old page: `pricing` = skuPriceDomain, `specifications` = categories. */
-function oldExtracted(p: Record<string, any>): PageData {
+function oldExtracted(p: Record<string, unknown>): PageData {
   return {
     generation: 'extracted',
     ...(obj(p.pricing) ? { pricingApp: { app: { data: { skuPriceDomain: p.pricing } } } } : {}),
@@ -26,10 +27,14 @@ function oldExtracted(p: Record<string, any>): PageData {
 }
 
 /** One Scrapfly product of the 2025 page: `product-info` = productBySkuId, plus buying options and review topics. */
-function newExtracted(p: Record<string, any>): PageData {
+function newExtracted(p: Record<string, unknown>): PageData {
   const product = { ...(obj(p['product-info']) ?? {}) };
   if (arr(p['buying-options']) && product.buyingOptions === undefined) product.buyingOptions = p['buying-options'];
-  return { generation: 'extracted', product, ...(arr(p.product_reviews) ? { reviewTopics: p.product_reviews } : {}) };
+  return {
+    generation: 'extracted',
+    product,
+    ...(arr(p.product_reviews) ? { reviewTopics: arr(p.product_reviews) } : {}),
+  };
 }
 
 /**
@@ -51,23 +56,23 @@ export function bodiesFromSavedFiles(files: SavedFile[], sku: string | undefined
     }
     const list = arr(data);
     if (list) {
-      const items = list.map((x) => obj(x)).filter((x): x is Record<string, any> => x !== undefined);
+      const items = list.map((x) => obj(x)).filter((x): x is Record<string, unknown> => x !== undefined);
       const nock = items.find(
         (x) => typeof x.scope === 'string' && obj(x.response) && /\/v1\/products\//.test(String(x.path)),
       );
       if (nock) {
         bodies.official = JSON.stringify(nock.response);
-        bodies.sku ??= skuOf(nock.response.sku);
+        bodies.sku ??= skuOf(at(nock.response, 'sku'));
       } else if (items.length === 0 || items.every((x) => 'topicType' in x)) {
         bodies.reviews = text;
       } else if (items.some((x) => obj(x['product-info']))) {
-        const chosen = items.find((x) => skuOf(x['product-info']?.skuId) === bodies.sku) ?? items[0]!;
+        const chosen = items.find((x) => skuOf(at(x, 'product-info', 'skuId')) === bodies.sku) ?? items[0]!;
         bodies.pageData = newExtracted(chosen);
-        bodies.sku ??= skuOf(chosen['product-info']?.skuId);
+        bodies.sku ??= skuOf(at(chosen, 'product-info', 'skuId'));
       } else if (items.some((x) => obj(x.pricing) || arr(x.specifications))) {
-        const chosen = items.find((x) => skuOf(x.pricing?.skuId) === bodies.sku) ?? items[0]!;
+        const chosen = items.find((x) => skuOf(at(x, 'pricing', 'skuId')) === bodies.sku) ?? items[0]!;
         bodies.pageData = oldExtracted(chosen);
-        bodies.sku ??= skuOf(chosen.pricing?.skuId);
+        bodies.sku ??= skuOf(at(chosen, 'pricing', 'skuId'));
       } else if (domainFromPricingApi(list, bodies.sku)) {
         bodies.pricing = text;
       } else {
@@ -78,9 +83,10 @@ export function bodiesFromSavedFiles(files: SavedFile[], sku: string | undefined
     const o = obj(data);
     if (!o) throw unrecognised(path, 'unknown JSON value');
     if (arr(o.topics)) bodies.reviews = text;
-    else if (obj(o.data?.productBySkuId)) {
-      bodies.pageData = { generation: 'apollo', product: o.data.productBySkuId };
-      bodies.sku ??= skuOf(o.data.productBySkuId.skuId);
+    else if (obj(at(o, 'data', 'productBySkuId'))) {
+      const product = obj(at(o, 'data', 'productBySkuId'));
+      bodies.pageData = { generation: 'apollo', product };
+      bodies.sku ??= skuOf(product?.skuId);
     } else if ('customerReviewAverage' in o || ('sku' in o && 'salePrice' in o)) {
       bodies.official = text;
       bodies.sku ??= skuOf(o.sku);

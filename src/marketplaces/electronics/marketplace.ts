@@ -1,6 +1,5 @@
 /** Best Buy (electronics): product pages and JSON APIs behind Akamai (notes §6). */
 import { z } from 'zod';
-import type { Config } from '../../config.js';
 import { defineMarketplace, isJsonBody } from '../descriptor.js';
 
 export const electronicsMarketplace = defineMarketplace({
@@ -28,7 +27,9 @@ export const electronicsMarketplace = defineMarketplace({
 });
 
 /** MARKETLENS_BESTBUY_API_KEY, when set. */
-export function bestbuyApiKey(config: Config): string | undefined {
+export function bestbuyApiKey(config: {
+  marketplaces: Readonly<Record<string, { settings: Readonly<Record<string, unknown>> } | undefined>>;
+}): string | undefined {
   const key = config.marketplaces[electronicsMarketplace.id]?.settings.MARKETLENS_BESTBUY_API_KEY;
   return typeof key === 'string' ? key : undefined;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { balancedEnd, readJsString } from './json-scan.js';
 import { extractPageData, skuFromPage } from './parse-page.js';
+import { arr } from './pick.js';
+import { at } from '../../util/json-path.js';
 import { readFixture } from '../../../test/support/fixtures.js';
 
 const fixture = (name: string) => readFixture(`electronics/${name}`);
@@ -9,27 +11,27 @@ describe('extractPageData', () => {
   it('≤ 2024: component JSON scripts', () => {
     const page = extractPageData(fixture('page-component-json.html'))!;
     expect(page.generation).toBe('component-json');
-    expect(page.pricingApp?.app?.data?.skuPriceDomain?.skuId).toBe('6500001');
-    expect(page.specificationsApp?.specifications?.categories).toHaveLength(2);
-    expect(page.reviewsApp?.app?.stats?.totalReviewCount).toBe(130);
+    expect(at(page.pricingApp, 'app', 'data', 'skuPriceDomain', 'skuId')).toBe('6500001');
+    expect(at(page.specificationsApp, 'specifications', 'categories')).toHaveLength(2);
+    expect(at(page.reviewsApp, 'app', 'stats', 'totalReviewCount')).toBe(130);
     expect(page.product).toBeUndefined();
   });
 
   it('late 2024 → 2025-03: initializer scripts with the state as an escaped string', () => {
     const page = extractPageData(fixture('page-initializer.html'))!;
     expect(page.generation).toBe('initializer');
-    expect(page.pricingApp?.app?.data?.skuPriceDomain?.isMAP).toBe(true);
+    expect(at(page.pricingApp, 'app', 'data', 'skuPriceDomain', 'isMAP')).toBe(true);
     expect(page.specificationsApp?.scrollToViewSelectorLV).toBe('#specifications-accordion');
-    expect(page.reviewsApp?.app?.expert?.reviewSummary?.overallRating?.actual).toBe(4.5);
+    expect(at(page.reviewsApp, 'app', 'expert', 'reviewSummary', 'overallRating', 'actual')).toBe(4.5);
   });
 
   it('2025: Apollo rehydrate blocks of the product are merged; other products are ignored', () => {
     const page = extractPageData(fixture('page-apollo-rehydrate.html'), '6500001')!;
     expect(page.generation).toBe('apollo');
     expect(page.product?.skuId).toBe('6500001');
-    expect(page.product?.specificationGroups.map((g: { name: string }) => g.name)).toEqual(['Key Specs', 'General']);
-    expect(page.product?.price?.displayableCustomerPrice).toBe(1099.99);
-    expect(page.product?.buyingOptions?.[0]?.type).toBe('New');
+    expect(arr(page.product?.specificationGroups)?.map((g) => at(g, 'name'))).toEqual(['Key Specs', 'General']);
+    expect(at(page.product, 'price', 'displayableCustomerPrice')).toBe(1099.99);
+    expect(at(page.product, 'buyingOptions', 0, 'type')).toBe('New');
   });
 
   it('2026: streamed events[] with productBySkuId', () => {

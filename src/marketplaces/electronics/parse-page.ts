@@ -7,6 +7,7 @@
  *   is read wherever it sits, so the wrapper may change again without breaking us.
  */
 import { obj } from './pick.js';
+import { at } from '../../util/json-path.js';
 import { parseJsonAt, readJsString, skipSpace } from './json-scan.js';
 
 export type PageGeneration = 'component-json' | 'initializer' | 'apollo' | 'extracted';
@@ -15,13 +16,13 @@ export type PageGeneration = 'component-json' | 'initializer' | 'apollo' | 'extr
 export interface PageData {
   generation: PageGeneration;
   /** Old `pricing-price` component state: `app.data.skuPriceDomain`, `app.priceDomain`, view props. */
-  pricingApp?: Record<string, any>;
+  pricingApp?: Record<string, unknown>;
   /** Old `user-generated-content-ratings-and-reviews` state: `app.stats`, `app.expert`, `app.reviews.topics` … */
-  reviewsApp?: Record<string, any>;
+  reviewsApp?: Record<string, unknown>;
   /** Old `shop-specifications` state: `specifications.categories` and display props. */
-  specificationsApp?: Record<string, any>;
+  specificationsApp?: Record<string, unknown>;
   /** `productBySkuId` of the new page (all SSR blocks for the product merged). */
-  product?: Record<string, any>;
+  product?: Record<string, unknown>;
   /** Review topics saved beside an extracted page (scraper captures only). */
   reviewTopics?: unknown[];
 }
@@ -55,8 +56,8 @@ export function extractPageData(html: string, sku?: string): PageData | undefine
 }
 
 /** Generation 1: component JSON in `<script id="…-json">` elements. */
-function componentScripts(html: string): Partial<Record<ComponentKind, Record<string, any>>> {
-  const out: Partial<Record<ComponentKind, Record<string, any>>> = {};
+function componentScripts(html: string): Partial<Record<ComponentKind, Record<string, unknown>>> {
+  const out: Partial<Record<ComponentKind, Record<string, unknown>>> = {};
   const tag = /<script\b[^>]*\bid=["']([^"']+-json)["'][^>]*>/gi;
   for (let m = tag.exec(html); m; m = tag.exec(html)) {
     const kind = componentKind(m[1]!);
@@ -75,8 +76,8 @@ function componentScripts(html: string): Partial<Record<ComponentKind, Record<st
 }
 
 /** Generation 2: `initializeComponent({config}, "<elementId>", "<escaped JSON>", "en-US")`. */
-function initializerComponents(html: string): Partial<Record<ComponentKind, Record<string, any>>> {
-  const out: Partial<Record<ComponentKind, Record<string, any>>> = {};
+function initializerComponents(html: string): Partial<Record<ComponentKind, Record<string, unknown>>> {
+  const out: Partial<Record<ComponentKind, Record<string, unknown>>> = {};
   const needle = 'initializeComponent(';
   for (let at = html.indexOf(needle); at !== -1; at = html.indexOf(needle, at + needle.length)) {
     let i = skipSpace(html, at + needle.length);
@@ -110,8 +111,8 @@ function initializerComponents(html: string): Partial<Record<ComponentKind, Reco
 }
 
 /** Generation 3: every `"productBySkuId": {…}` in the page, merged for the product's SKU. */
-function productBySkuId(html: string, sku?: string): Record<string, any> | undefined {
-  const found: Record<string, any>[] = [];
+function productBySkuId(html: string, sku?: string): Record<string, unknown> | undefined {
+  const found: Record<string, unknown>[] = [];
   const needle = '"productBySkuId":';
   for (let at = html.indexOf(needle); at !== -1; at = html.indexOf(needle, at + needle.length)) {
     const start = skipSpace(html, at + needle.length);
@@ -122,16 +123,20 @@ function productBySkuId(html: string, sku?: string): Record<string, any> | undef
   const target = sku ?? found.find((p) => typeof p.skuId === 'string')?.skuId;
   const mine = found.filter((p) => p.skuId === undefined || target === undefined || String(p.skuId) === target);
   if (mine.length === 0) return undefined;
-  return mine.reduce((acc, p) => deepMerge(acc, p), {} as Record<string, any>);
+  return mine.reduce((acc, p) => deepMerge(acc, p), {} as Record<string, unknown>);
 }
 
 /** Merges SSR blocks of one product: objects recursively, first non-null value wins. */
-function deepMerge(a: Record<string, any>, b: Record<string, any>): Record<string, any> {
+function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   const out = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const cur = out[k];
     if (cur === undefined || cur === null) out[k] = v;
-    else if (obj(cur) && obj(v)) out[k] = deepMerge(cur, v);
+    else {
+      const curObj = obj(cur);
+      const vObj = obj(v);
+      if (curObj && vObj) out[k] = deepMerge(curObj, vObj);
+    }
   }
   return out;
 }
@@ -147,6 +152,6 @@ export function skuFromPage(html: string): string | undefined {
   const attr = /\bdata-sku-id=["'](\d+)["']/.exec(html)?.[1];
   if (attr) return attr;
   const pricing = extractPageData(html)?.pricingApp;
-  const fromPricing = pricing?.app?.data?.skuPriceDomain?.skuId ?? pricing?.app?.skuId;
+  const fromPricing = at(pricing, 'app', 'data', 'skuPriceDomain', 'skuId') ?? at(pricing, 'app', 'skuId');
   return fromPricing === undefined ? undefined : String(fromPricing);
 }

@@ -5,6 +5,7 @@
  */
 import { snakeKey, snakeKeysDeep } from '../../util/snake-case.js';
 import { arr, bool, first, num, obj, str } from './pick.js';
+import { at } from '../../util/json-path.js';
 import type { FinanceOption, OfferQualifier, Pricing, SkuPriceDomain } from './schema.js';
 
 export interface PriceSources {
@@ -14,18 +15,18 @@ export interface PriceSources {
   /** `/priceview/query/sku` JSON (parsed). */
   priceView?: unknown;
   /** Old page `pricing-price` state. */
-  pricingApp?: Record<string, any>;
+  pricingApp?: Record<string, unknown>;
   /** New page `productBySkuId`. */
-  product?: Record<string, any>;
+  product?: Record<string, unknown>;
   /** Official Products API product. */
-  official?: Record<string, any>;
+  official?: Record<string, unknown>;
 }
 
 /** The skuPriceDomain object in a pricing API answer: the object itself, `{skuPriceDomain}`, or a per-SKU array. */
-export function domainFromPricingApi(body: unknown, sku?: string): Record<string, any> | undefined {
+export function domainFromPricingApi(body: unknown, sku?: string): Record<string, unknown> | undefined {
   const list = arr(body);
   if (list) {
-    const objs = list.map((x) => unwrapDomain(x)).filter((x): x is Record<string, any> => x !== undefined);
+    const objs = list.map((x) => unwrapDomain(x)).filter((x): x is Record<string, unknown> => x !== undefined);
     return objs.find((x) => sku !== undefined && String(x.skuId) === sku) ?? objs[0];
   }
   return unwrapDomain(body);
@@ -42,10 +43,10 @@ export function isPriceViewAnswer(body: unknown): boolean {
   return o !== undefined && (obj(o.price) !== undefined || 'customerPrice' in o || 'currentPrice' in o);
 }
 
-function unwrapDomain(v: unknown): Record<string, any> | undefined {
+function unwrapDomain(v: unknown): Record<string, unknown> | undefined {
   const o = obj(v);
   if (!o) return undefined;
-  const inner = obj(o.skuPriceDomain) ?? obj(o.data?.skuPriceDomain);
+  const inner = obj(o.skuPriceDomain) ?? obj(at(o, 'data', 'skuPriceDomain'));
   if (inner) return inner;
   return 'customerPrice' in o || 'currentPrice' in o || 'regularPrice' in o ? o : undefined;
 }
@@ -54,8 +55,9 @@ function unwrapDomain(v: unknown): Record<string, any> | undefined {
  * A skuPriceDomain-shaped object (camelCase) → spec `sku_price_domain` (snake_case, spec fields only).
  * @example toSkuPriceDomain({ skuId: '1', isMAP: false }).is_m_a_p // false
  */
-export function toSkuPriceDomain(d: Record<string, any>): SkuPriceDomain {
+export function toSkuPriceDomain(d: Record<string, unknown>): SkuPriceDomain {
   const financeOptions = arr(d.financeOptions);
+  const onlyFinanceOption = obj(d.financeOption);
   const gifts = arr(d.giftSkus);
   const qualifiers = arr(d.offerQualifiers);
   return {
@@ -80,7 +82,7 @@ export function toSkuPriceDomain(d: Record<string, any>): SkuPriceDomain {
     total_savings: num(d.totalSavings),
     what_if_price: whatIfPrice(obj(d.whatIfPrice)),
     customer_price: first(num(d.customerPrice), num(d.displayableCustomerPrice)),
-    finance_option: obj(d.financeOption) ? financeOption(d.financeOption) : null,
+    finance_option: onlyFinanceOption ? financeOption(onlyFinanceOption) : null,
     finance_options: financeOptions ? financeOptions.map((f) => financeOption(obj(f) ?? {})) : null,
     gsp_unit_price: num(d.gspUnitPrice),
     connection_type: str(d.connectionType),
@@ -98,9 +100,9 @@ export function toSkuPriceDomain(d: Record<string, any>): SkuPriceDomain {
   };
 }
 
-function whatIfPrice(w: Record<string, any> | undefined): SkuPriceDomain['what_if_price'] {
+function whatIfPrice(w: Record<string, unknown> | undefined): SkuPriceDomain['what_if_price'] {
   if (!w) return null;
-  const tier = (t: Record<string, any> | undefined) =>
+  const tier = (t: Record<string, unknown> | undefined) =>
     t ? { price: num(t.price), savings: num(t.savings), savings_percent: num(t.savingsPercent) } : null;
   const m2 = obj(w.planPaidMember2);
   const m3 = obj(w.planPaidMember3);
@@ -116,7 +118,7 @@ function whatIfPrice(w: Record<string, any> | undefined): SkuPriceDomain['what_i
   };
 }
 
-function financeOption(f: Record<string, any>): FinanceOption {
+function financeOption(f: Record<string, unknown>): FinanceOption {
   return {
     rank: num(f.rank),
     rate: num(f.rate),
@@ -136,7 +138,7 @@ function financeOption(f: Record<string, any>): FinanceOption {
   };
 }
 
-function offerQualifier(q: Record<string, any>): OfferQualifier {
+function offerQualifier(q: Record<string, unknown>): OfferQualifier {
   return {
     id: num(q.id),
     offer_id: str(q.offerId),
@@ -155,7 +157,7 @@ function offerQualifier(q: Record<string, any>): OfferQualifier {
 }
 
 /** Official Products API product → the few skuPriceDomain fields it really carries. */
-function domainFromOfficial(p: Record<string, any>): Record<string, any> {
+function domainFromOfficial(p: Record<string, unknown>): Record<string, unknown> {
   const restriction = str(p.priceRestriction);
   return {
     skuId: p.sku,
@@ -179,10 +181,10 @@ function mergeDomains(domains: SkuPriceDomain[]): SkuPriceDomain | null {
 }
 
 /** `membershipByType` of the old price component (My Best Buy Plus / Total), when a source still carries it. */
-function membershipByType(m: Record<string, any> | undefined): Pricing['membership_by_type'] {
+function membershipByType(m: Record<string, unknown> | undefined): Pricing['membership_by_type'] {
   if (!m) return null;
   const amount = (v: unknown) => (typeof v === 'string' ? v : num(v));
-  const tier = (t: Record<string, any> | undefined) => {
+  const tier = (t: Record<string, unknown> | undefined) => {
     if (!t) return null;
     const img = obj(t.productImagePath);
     return {
@@ -210,7 +212,7 @@ function membershipByType(m: Record<string, any> | undefined): Pricing['membersh
 const FLAG = /^(show|disable|is|has|enable)[A-Z]/;
 
 /** Boolean display flags of a price view / price component, snake_cased. */
-function displayFlags(...views: (Record<string, any> | undefined)[]): Record<string, boolean> {
+function displayFlags(...views: (Record<string, unknown> | undefined)[]): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const v of views) {
     if (!v) continue;
@@ -255,7 +257,7 @@ export function buildPricing(src: PriceSources): Pricing | null {
   const domains: SkuPriceDomain[] = [];
   const apiDomain = domainFromPricingApi(src.pricingApi, src.sku);
   if (apiDomain) domains.push(toSkuPriceDomain(apiDomain));
-  const appDomain = obj(app?.data?.skuPriceDomain) ?? obj(app?.priceDomain);
+  const appDomain = obj(at(app, 'data', 'skuPriceDomain')) ?? obj(app?.priceDomain);
   if (appDomain) domains.push(toSkuPriceDomain(appDomain));
   // The page's price is the one it shows now: a current price it does not state is its customer price (2025 pages
   // carry `customerPrice` alone).
@@ -266,7 +268,9 @@ export function buildPricing(src: PriceSources): Pricing | null {
   const finance = obj(rawDomain?.financeOption);
 
   // Flat fields: the price view first, then the old component, then what the domain and the page say.
-  const flat = [viewPrice, view, obj(app?.priceDomain), app].filter((x): x is Record<string, any> => x !== undefined);
+  const flat = [viewPrice, view, obj(app?.priceDomain), app].filter(
+    (x): x is Record<string, unknown> => x !== undefined,
+  );
   const pick = (key: string): unknown => flat.map((f) => f[key]).find((v) => v !== undefined && v !== null);
   const newBuyingOption = arr(src.product?.buyingOptions)
     ?.map((b) => obj(b))
@@ -286,16 +290,16 @@ export function buildPricing(src: PriceSources): Pricing | null {
     plan_type: first(str(pick('planType')), str(finance?.planType)),
     pdp_url: first(
       str(pick('pdpUrl')),
-      str(src.product?.url?.pdp),
-      str(src.product?.url?.skuSpecificUrl),
+      str(at(src.product, 'url', 'pdp')),
+      str(at(src.product, 'url', 'skuSpecificUrl')),
       str(newBuyingOption?.pdpUrl),
-      str(newBuyingOption?.product?.url?.pdp),
+      str(at(newBuyingOption, 'product', 'url', 'pdp')),
     ),
     finance_term: first(num(pick('financeTerm')), num(finance?.financeTerm)),
     customer_price: first(
       num(pick('customerPrice')),
       domain?.customer_price,
-      num(newBuyingOption?.product?.price?.customerPrice),
+      num(at(newBuyingOption, 'product', 'price', 'customerPrice')),
     ),
     gsp_unit_price: first(num(pick('gspUnitPrice')), domain?.gsp_unit_price),
     monthly_payment: first(moneyText(pick('monthlyPayment')), moneyText(finance?.monthlyPayment)),

@@ -15,13 +15,13 @@ export interface ReviewSources {
   /** The page and order the reviews API was asked for. */
   reviewsRequest?: { page: number; sort: string };
   /** Old page `user-generated-content-ratings-and-reviews` state. */
-  reviewsApp?: Record<string, any>;
+  reviewsApp?: Record<string, unknown>;
   /** New page `productBySkuId` (its `reviewInfo`). */
-  product?: Record<string, any>;
+  product?: Record<string, unknown>;
   /** Review topics saved beside an extracted page. */
   pageTopics?: unknown[];
   /** Official Products API product. */
-  official?: Record<string, any>;
+  official?: Record<string, unknown>;
 }
 
 /** Topics of a reviews API answer, or undefined when it has none of the known shapes. */
@@ -54,7 +54,7 @@ export function isReviewsAnswer(body: unknown): boolean {
 }
 
 /** One `/ugc/v2/reviews` topic → spec Review topic. */
-export function toReviewTopic(t: Record<string, any>): ReviewTopic {
+export function toReviewTopic(t: Record<string, unknown>): ReviewTopic {
   const details = obj(t.productDetails);
   const links = obj(details?.links);
   return {
@@ -83,7 +83,10 @@ export function toReviewTopic(t: Record<string, any>): ReviewTopic {
     topic_type: str(t.topicType),
     recommended: bool(t.recommended),
     comment_count: num(t.commentCount),
-    brand_responses: (arr(t.brandResponses) ?? []).filter((r) => obj(r)).map((r) => snakeKeysDeep(r)),
+    brand_responses: (arr(t.brandResponses) ?? []).flatMap((r) => {
+      const response = obj(snakeKeysDeep(r));
+      return response ? [response] : [];
+    }),
     product_details: details
       ? {
           name: str(details.name),
@@ -101,7 +104,7 @@ export function toReviewTopic(t: Record<string, any>): ReviewTopic {
   };
 }
 
-function toPhoto(p: Record<string, any>): ReviewPhoto {
+function toPhoto(p: Record<string, unknown>): ReviewPhoto {
   return {
     caption: str(p.caption),
     photo_id: str(p.photoId),
@@ -112,7 +115,7 @@ function toPhoto(p: Record<string, any>): ReviewPhoto {
   };
 }
 
-function toStats(s: Record<string, any>): ReviewStats {
+function toStats(s: Record<string, unknown>): ReviewStats {
   const dist = arr(s.ratingDistribution);
   return {
     total_review_count: num(s.totalReviewCount),
@@ -132,11 +135,11 @@ function toStats(s: Record<string, any>): ReviewStats {
   };
 }
 
-function rating(r: Record<string, any> | undefined) {
+function rating(r: Record<string, unknown> | undefined) {
   return r ? { actual: num(r.actual), rounded: num(r.rounded) } : null;
 }
 
-function toExpert(e: Record<string, any>): Reviews['expert'] {
+function toExpert(e: Record<string, unknown>): Reviews['expert'] {
   const reviews = obj(e.reviews);
   const summary = obj(e.reviewSummary);
   return {
@@ -184,7 +187,7 @@ const NO_STATS: ReviewStats = {
 };
 
 /** Statistics: the old page's full block, else the average and count the new page or the official API state. */
-function buildStats(src: ReviewSources, app: Record<string, any> | undefined): ReviewStats | null {
+function buildStats(src: ReviewSources, app: Record<string, unknown> | undefined): ReviewStats | null {
   const appStats = obj(app?.stats);
   const stats = appStats ? toStats(appStats) : { ...NO_STATS };
   const info = obj(src.product?.reviewInfo);

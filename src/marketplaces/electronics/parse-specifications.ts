@@ -18,8 +18,8 @@ function text(v: unknown): string | null {
  * @example buildSpecificationGroups(undefined, { specificationGroups: [...] })
  */
 export function buildSpecificationGroups(
-  specificationsApp: Record<string, any> | undefined,
-  product: Record<string, any> | undefined,
+  specificationsApp: Record<string, unknown> | undefined,
+  product: Record<string, unknown> | undefined,
 ): SpecificationGroup[] | null {
   const groups =
     arr(obj(specificationsApp?.specifications)?.categories) ??
@@ -76,7 +76,7 @@ const OTHER_SETTINGS = ['measurementPhotoData', 'measurementPhotoCategories', 'f
  * since 2025 have no such block).
  */
 export function buildSpecificationsSettings(
-  specificationsApp: Record<string, any> | undefined,
+  specificationsApp: Record<string, unknown> | undefined,
 ): SpecificationsSettings | null {
   const root = specificationsApp;
   if (!root) return null;

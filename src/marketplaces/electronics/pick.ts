@@ -4,8 +4,8 @@
  */
 
 /** A plain object (not array, not null), or undefined. */
-export function obj(v: unknown): Record<string, any> | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined;
+export function obj(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 /** An array, or undefined. */

@@ -1,3 +1,4 @@
+import { at } from '../../util/json-path.js';
 import { describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../errors.js';
 import { graphqlData } from './graphql-response.js';
@@ -16,10 +17,10 @@ const err = (message: string, code?: string) =>
 
 describe('graphqlData', () => {
   it('returns data with the key, also from data-only saves and with partial errors', () => {
-    expect(graphqlData('{"data":{"product":{"id":"a"}}}', 'product', 'Op').product.id).toBe('a');
-    expect(graphqlData('{"product":{"id":"b"}}', 'product', 'Op').product.id).toBe('b');
+    expect(at(graphqlData('{"data":{"product":{"id":"a"}}}', 'product', 'Op'), 'product', 'id')).toBe('a');
+    expect(at(graphqlData('{"product":{"id":"b"}}', 'product', 'Op'), 'product', 'id')).toBe('b');
     const partial = JSON.stringify({ data: { product: { id: 'c' } }, errors: [{ message: 'statistics failed' }] });
-    expect(graphqlData(partial, 'product', 'Op').product.id).toBe('c');
+    expect(at(graphqlData(partial, 'product', 'Op'), 'product', 'id')).toBe('c');
   });
 
   it('maps errors to the contract codes', () => {

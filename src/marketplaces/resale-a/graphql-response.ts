@@ -2,6 +2,7 @@
  * Pure reading of a `/api/p/e` answer: JSON, GraphQL `errors[]` → the contract's codes, PerimeterX JSON blocks.
  * Accepts the `{data:{…}}` envelope and the data-only form public clients saved (`{browse:{…}}`, `{product:{…}}`).
  */
+import { asRecord } from '../../util/json-path.js';
 import { MarketlensError, upstreamChanged } from '../../errors.js';
 
 interface GraphqlError {
@@ -26,25 +27,24 @@ const SCHEMA_MESSAGES =
  * `null` at `key` without errors means "no such thing": not_found for `product`, upstream_changed for others.
  * @example graphqlData('{"data":{"product":{"id":"…"}}}', 'product', 'GetMarketData').product.id
  */
-export function graphqlData(body: string, key: string, operation: string): Record<string, any> {
-  let json: any;
+export function graphqlData(body: string, key: string, operation: string): Record<string, unknown> {
+  let parsed: unknown;
   try {
-    json = JSON.parse(body);
+    parsed = JSON.parse(body);
   } catch {
     throw upstreamChanged('resale-a', `${operation} answer is not JSON`, body);
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw upstreamChanged('resale-a', `${operation} answer is not a GraphQL object`, body);
-  }
+  const json = asRecord(parsed);
+  if (!json) throw upstreamChanged('resale-a', `${operation} answer is not a GraphQL object`, body);
   if (typeof json.appId === 'string' && 'blockScript' in json) {
     throw new MarketlensError('upstream_blocked', `resale-a answered ${operation} with a bot challenge`);
   }
-  const data = json.data ?? (key in json ? json : undefined);
+  const data = asRecord(json.data ?? (key in json ? json : undefined));
   // Partial errors (one resolver failing) still come with the data we asked for: keep it.
-  if (data && typeof data === 'object' && data[key] != null) return data;
-  const errors: GraphqlError[] = Array.isArray(json.errors) ? json.errors : [];
+  if (data && data[key] != null) return data;
+  const errors = (Array.isArray(json.errors) ? json.errors : []) as GraphqlError[];
   if (errors.length > 0) throw errorFor(errors, operation, body);
-  if (data && typeof data === 'object' && key in data && data[key] === null) {
+  if (data && key in data && data[key] === null) {
     if (key === 'product') throw new MarketlensError('not_found', `resale-a has no such product (${operation})`);
     throw upstreamChanged('resale-a', `${operation} answered ${key}: null`, body);
   }

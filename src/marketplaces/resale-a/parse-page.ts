@@ -14,23 +14,24 @@ import { resaleAMarketplace } from './marketplace.js';
  * A Next.js 404/error page → not_found.
  * @example pageJson(html).props.pageProps
  */
-export function pageJson(html: string, what: string): any {
-  let json: any;
+export function pageJson(html: string, what: string): Record<string, unknown> {
+  let json: unknown;
   try {
     json = extractNextData(html) ?? extractQueryScript(html);
   } catch {
     throw upstreamChanged('resale-a', `${what}: embedded JSON does not parse`, html);
   }
-  if (json === undefined || json === null || typeof json !== 'object') {
+  if (json === undefined || json === null || typeof json !== 'object' || Array.isArray(json)) {
     // Live answers were judged by the client already; a saved file (`marketlens parse`) meets the same judge here.
     if (judgeAnswer({ status: 200, headers: {}, body: html }, { expect: 'html' }, resaleAMarketplace))
       throw new MarketlensError('upstream_blocked', `resale-a answered the ${what} with a bot challenge`);
     throw upstreamChanged('resale-a', `${what} has no __NEXT_DATA__`, html);
   }
-  if (json.page === '/404' || json.page === '/_error') {
+  const page = (json as Record<string, unknown>).page;
+  if (page === '/404' || page === '/_error') {
     throw new MarketlensError('not_found', `resale-a has no such ${what.replace(/ page$/, '')}`);
   }
-  return json;
+  return json as Record<string, unknown>;
 }
 
 /** `<script data-name="query">window.__REACT_QUERY_STATE__ = {…};</script>` → the object. */
@@ -46,7 +47,7 @@ function extractQueryScript(html: string): unknown {
 }
 
 /** Every object in a JSON tree, with the key it sits under (iterative: page JSON can be deep). */
-export function* walkObjects(root: unknown): Generator<{ key: string | undefined; value: Record<string, any> }> {
+export function* walkObjects(root: unknown): Generator<{ key: string | undefined; value: Record<string, unknown> }> {
   const stack: Array<{ key: string | undefined; value: unknown }> = [{ key: undefined, value: root }];
   while (stack.length > 0) {
     const { key, value } = stack.pop()!;
@@ -55,7 +56,7 @@ export function* walkObjects(root: unknown): Generator<{ key: string | undefined
       for (let i = value.length - 1; i >= 0; i--) stack.push({ key, value: value[i] });
       continue;
     }
-    const obj = value as Record<string, any>;
+    const obj = value as Record<string, unknown>;
     yield { key, value: obj };
     const entries = Object.entries(obj);
     for (let i = entries.length - 1; i >= 0; i--) stack.push({ key: entries[i]![0], value: entries[i]![1] });
@@ -67,8 +68,8 @@ export function* walkObjects(root: unknown): Generator<{ key: string | undefined
  * equal to one of `slugs`, then breadcrumbs (the page's own product, not a related one), then sitting under `product`.
  * @example findProductNode(nextData, ['nike-x-stussy-bucket-hat-black']).title
  */
-export function findProductNode(root: unknown, slugs: readonly string[]): Record<string, any> | undefined {
-  let best: { score: number; node: Record<string, any> } | undefined;
+export function findProductNode(root: unknown, slugs: readonly string[]): Record<string, unknown> | undefined {
+  let best: { score: number; node: Record<string, unknown> } | undefined;
   const wanted = new Set(slugs.map((s) => s.toLowerCase()));
   for (const { key, value } of walkObjects(root)) {
     if (typeof value.id !== 'string' || typeof value.urlKey !== 'string' || !Array.isArray(value.variants)) continue;

@@ -4,6 +4,7 @@
  * - a search page (`__NEXT_DATA__` HTML, or its JSON) with the `Browse` entry of the react-query cache;
  * - a JSON array of browse nodes (as scrapers cut them out of the page).
  */
+import { asRecord, at } from '../../util/json-path.js';
 import { upstreamChanged } from '../../errors.js';
 import { graphqlData } from './graphql-response.js';
 import { SEARCH_OPERATION } from './graphql-documents.js';
@@ -25,33 +26,35 @@ export function parseSearch(body: string): SearchHit[] {
 export function searchNodes(body: string): unknown[] {
   const trimmed = body.trimStart();
   if (trimmed.startsWith('<')) return nodesOfNextData(pageJson(body, 'search page'), body);
-  let json: any;
+  let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
     throw upstreamChanged('resale-a', 'search answer is neither HTML nor JSON', body);
   }
   if (Array.isArray(json)) return json;
-  if (json && typeof json === 'object' && (json.props || json.buildId)) return nodesOfNextData(json, body);
+  const page = asRecord(json);
+  if (page && (page.props || page.buildId)) return nodesOfNextData(page, body);
   const data = graphqlData(body, 'browse', SEARCH_OPERATION);
   return edgesOf(data.browse, body);
 }
 
-function edgesOf(browse: any, body: string): unknown[] {
-  const edges = browse?.results?.edges;
+function edgesOf(browse: unknown, body: string): unknown[] {
+  const edges = at(browse, 'results', 'edges');
   if (!Array.isArray(edges)) throw upstreamChanged('resale-a', 'browse answer has no results.edges', body);
-  return edges.map((e: any) => e?.node);
+  return edges.map((e: unknown) => asRecord(e)?.node);
 }
 
 /** The Browse entry of the page's react-query cache; else the first `results{edges}` anywhere (as scrapers do). */
-function nodesOfNextData(json: any, body: string): unknown[] {
-  const queries = json?.props?.pageProps?.req?.appContext?.states?.query?.value?.queries;
+function nodesOfNextData(json: unknown, body: string): unknown[] {
+  const queries = at(json, 'props', 'pageProps', 'req', 'appContext', 'states', 'query', 'value', 'queries');
   if (Array.isArray(queries)) {
-    const browse = queries.find((q: any) => Array.isArray(q?.queryKey) && q.queryKey[0] === 'Browse');
-    if (browse?.state?.data?.browse) return edgesOf(browse.state.data.browse, body);
+    const browse: unknown = queries.find((q: unknown) => at(q, 'queryKey', 0) === 'Browse');
+    const browseData = at(browse, 'state', 'data', 'browse');
+    if (browseData) return edgesOf(browseData, body);
   }
   for (const { key, value } of walkObjects(json)) {
-    if (key === 'results' && Array.isArray(value.edges)) return value.edges.map((e: any) => e?.node);
+    if (key === 'results' && Array.isArray(value.edges)) return value.edges.map((e: unknown) => asRecord(e)?.node);
   }
   throw upstreamChanged('resale-a', 'search page has no Browse results', body);
 }
@@ -62,7 +65,7 @@ export function toHits(nodes: unknown[]): SearchHit[] {
   const seen = new Set<string>();
   for (const raw of nodes) {
     if (raw === null || typeof raw !== 'object') continue;
-    const node = raw as Record<string, any>;
+    const node = raw as Record<string, unknown>;
     const productNode = node.product && typeof node.product === 'object' ? node.product : node;
     const parsed = upstreamSearchProductSchema.safeParse(productNode);
     if (!parsed.success) {

@@ -2,6 +2,7 @@
  * Spec 4.6: one StockX product with variants and market data. Catalog from the product page's `__NEXT_DATA__`;
  * market (product and every size) from the web GraphQL `GetMarketData`, fetched in parallel (notes §1).
  */
+import { asRecord, at } from '../../util/json-path.js';
 import { z } from 'zod';
 import { MarketlensError, isUpstreamFailure } from '../../errors.js';
 import { defineOperation, type FetchContext, type SavedFile } from '../../operations/types.js';
@@ -68,7 +69,7 @@ async function fetchBodies(ctx: FetchContext, ref: ProductRef, locale: ResaleALo
   if (ref.kind === 'uuid') {
     // Pages are addressed by slug only; GetMarketData takes the UUID and tells us the slug.
     const market = await fetchMarket(ctx, ref.uuid, locale, `${STOCKX_ORIGIN}/`);
-    const slug = graphqlData(market, 'product', MARKET_OPERATION).product.urlKey;
+    const slug = at(graphqlData(market, 'product', MARKET_OPERATION), 'product', 'urlKey');
     if (typeof slug !== 'string' || slug === '') {
       throw new MarketlensError('upstream_changed', `resale-a: ${MARKET_OPERATION} gave no urlKey for ${ref.uuid}`);
     }
@@ -222,12 +223,13 @@ export function productBodiesFromFiles(files: SavedFile[], slugs: readonly strin
       setPage(f.text, f.path);
       continue;
     }
-    let json: any;
+    let parsed: unknown;
     try {
-      json = JSON.parse(f.text);
+      parsed = JSON.parse(f.text);
     } catch {
       throw usage(`${f.path} is neither HTML nor JSON`);
     }
+    const json = asRecord(parsed);
     if (json && typeof json === 'object' && (json.props || json.buildId)) {
       setPage(wrapAsNextDataPage(json), f.path);
     } else if (json && typeof json === 'object' && typeof json.urlKey === 'string' && Array.isArray(json.variants)) {

@@ -16,20 +16,25 @@ const SPEC_2_3_KEYS = [
   'instantShipLowestPriceCents',
 ];
 
-function expectSpecEntries(entries: unknown[], raw: any[]): void {
-  expect(entries).toHaveLength(raw.length);
+/** A §2.3 entry (ours or upstream's, which have the same keys), as far as these checks read it. */
+type PriceEntry = Record<string, unknown> & { sizeOption: { value: number; presentation: string } };
+
+function expectSpecEntries(entries: unknown[], rawEntries: PriceEntry[]): void {
+  expect(entries).toHaveLength(rawEntries.length);
   pricesRecordSchema.parse(entries);
-  entries.forEach((entry: any, i) => {
+  entries.forEach((e, i) => {
+    const entry = e as PriceEntry;
+    const raw = rawEntries[i]!;
     expect(Object.keys(entry).sort()).toEqual([...SPEC_2_3_KEYS].sort());
-    expect(entry.sizeOption).toEqual({ value: raw[i].sizeOption.value, presentation: raw[i].sizeOption.presentation });
+    expect(entry.sizeOption).toEqual({ value: raw.sizeOption.value, presentation: raw.sizeOption.presentation });
     for (const k of ['lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents']) {
       // Exactly upstream's money object: `amount` absent stays absent (not undefined, not null).
-      expect(entry[k]).toStrictEqual(raw[i][k]);
-      expect('amount' in entry[k]).toBe('amount' in raw[i][k]);
+      expect(entry[k]).toStrictEqual(raw[k]);
+      expect('amount' in (entry[k] as object)).toBe('amount' in (raw[k] as object));
     }
-    expect(entry.stockStatus).toBe(raw[i].stockStatus);
-    expect(entry.boxCondition).toBe(raw[i].boxCondition);
-    expect(entry.shoeCondition).toBe(raw[i].shoeCondition);
+    expect(entry.stockStatus).toBe(raw.stockStatus);
+    expect(entry.boxCondition).toBe(raw.boxCondition);
+    expect(entry.shoeCondition).toBe(raw.shoeCondition);
   });
 }
 

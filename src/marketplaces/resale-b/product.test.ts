@@ -19,8 +19,9 @@ import { resaleBProduct, resolveProductQuery } from './product.js';
 import { PRODUCT_EXAMPLE } from './product-example.js';
 import { PRODUCT_KEY_RENAMES, productRecordSchema } from './schema.js';
 import { readFixture } from '../../../test/support/fixtures.js';
+import { at } from '../../util/json-path.js';
 
-const fixture = (): Record<string, any> => JSON.parse(readFixture('resale-b/product-template.json'));
+const fixture = (): Record<string, unknown> => JSON.parse(readFixture('resale-b/product-template.json'));
 
 /** A product page as GOAT's Next.js app serves it. */
 function productPage(template: unknown, section = 'sneakers'): string {
@@ -182,9 +183,9 @@ function hasSpecType(kind: Kind, v: unknown): boolean {
     case 'localized_money':
       return (
         hasExactly(v, ['amount', 'currency', 'amount_usd_cents']) &&
-        isInt((v as any).amount) &&
-        isStr((v as any).currency) &&
-        isInt((v as any).amount_usd_cents)
+        isInt((v as Record<string, unknown>).amount) &&
+        isStr((v as Record<string, unknown>).currency) &&
+        isInt((v as Record<string, unknown>).amount_usd_cents)
       );
   }
 }
@@ -267,8 +268,8 @@ describe('resale-b.product parser on our fixture', () => {
       source_url: 'https://www.goat.com',
       dominant_color: '#1a1a1a',
       attribution_url: 'GOAT',
-      grid_picture_url: template.productTemplateExternalPictures[0].gridPictureUrl,
-      main_picture_url: template.productTemplateExternalPictures[0].mainPictureUrl,
+      grid_picture_url: at(template, 'productTemplateExternalPictures', 0, 'gridPictureUrl'),
+      main_picture_url: at(template, 'productTemplateExternalPictures', 0, 'mainPictureUrl'),
     });
     // Undocumented upstream keys are not passed through; camelCase names never leak.
     expect(record).not.toHaveProperty('activity');
@@ -392,12 +393,12 @@ describe('resale-b.product query resolution', () => {
 });
 
 /** Every productTemplate in every GOAT capture: numeric id, slug, name and sizeOptions at one level, anywhere. */
-function captureTemplates(): { where: string; template: Record<string, any> }[] {
-  const out: { where: string; template: Record<string, any> }[] = [];
+function captureTemplates(): { where: string; template: Record<string, unknown> }[] {
+  const out: { where: string; template: Record<string, unknown> }[] = [];
   const walk = (v: unknown, where: string) => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${where}[${i}]`));
     if (v === null || typeof v !== 'object') return;
-    const o = v as Record<string, any>;
+    const o = v as Record<string, unknown>;
     if (
       typeof o.id === 'number' &&
       typeof o.slug === 'string' &&
@@ -443,12 +444,12 @@ describe.skipIf(!sharedAvailable)('resale-b.product on every real productTemplat
         resaleBProduct,
         resaleBProduct.bodiesFromFiles([{ path: 'page.html', text: page }], none),
         none,
-      ) as Record<string, any>;
+      ) as Record<string, unknown>;
       expectSpecRecord(record, template);
       expect(record.id).toBe(template.id);
       expect(record.slug).toBe(template.slug);
       expect(record.sku).toBe(template.sku);
-      expect(record.size_options.length).toBe(template.sizeOptions.length);
+      expect((record.size_options as unknown[]).length).toBe((template.sizeOptions as unknown[]).length);
     },
   );
 
@@ -460,10 +461,10 @@ describe.skipIf(!sharedAvailable)('resale-b.product on every real productTemplat
     expect(r.is_partner_resellable).toBe(t.isAliasResellable);
     expect(r.payment_pay_only_promo).toBe(t.applePayOnlyPromo);
     expect(r.user_own).toBe(t.userOwn);
-    expect(r.featured_in?.[0]?.clickthrough_destination).toBe(t.featuredIn[0].clickthroughDestination);
+    expect(r.featured_in?.[0]?.clickthrough_destination).toBe(at(t, 'featuredIn', 0, 'clickthroughDestination'));
     expect(r.release_date_name).toBeNull();
     expect(r.age_groups).toBeNull(); // not sent before 2025-08
-    expect(r.product_template_external_pictures?.length).toBe(t.productTemplateExternalPictures.length);
+    expect(r.product_template_external_pictures?.length).toBe((t.productTemplateExternalPictures as unknown[]).length);
   });
 
   it('marketlens parse resale-b.product works on a capture saved as a page', async () => {

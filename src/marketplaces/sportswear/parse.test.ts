@@ -12,7 +12,7 @@ import { parseFeed } from './parse-feed.js';
 import { parseProductPage } from './parse.js';
 import { nullPaths } from './record-parts.js';
 import { sportswearProduct } from './product.js';
-import { productSchema } from './schema.js';
+import { productSchema, type SportswearProduct } from './schema.js';
 import { readFixture } from '../../../test/support/fixtures.js';
 
 const fixture = (name: string) => readFixture(`sportswear/${name}`);
@@ -134,46 +134,46 @@ function checkFields(obj: Record<string, unknown>, spec: Record<string, SpecType
   return nulls;
 }
 
-function checkRecord(r: any) {
-  productSchema.strict().parse(r);
+function checkRecord(raw: unknown) {
+  const r = productSchema.strict().parse(raw);
   const nulls = checkFields(r, TOP_LEVEL, 'record');
-  r.sizes.forEach((s: any, i: number) => {
+  r.sizes.forEach((s, i) => {
     nulls.push(...checkFields(s, SIZE, `sizes[${i}]`).map((f) => `sizes.${f}`));
-    for (const g of s.gtins) {
+    for (const g of s.gtins!) {
       expect(Object.keys(g)).toEqual(['gtin']);
       expect(typeof g.gtin).toBe('string');
     }
     expect(s.merch_sku_id).toMatch(UUID);
   });
-  nulls.push(...checkFields(r.prices, PRICES, 'prices').map((f) => `prices.${f}`));
-  nulls.push(...checkFields(r.pdp_url, PDP_URL, 'pdp_url').map((f) => `pdp_url.${f}`));
+  nulls.push(...checkFields(r.prices!, PRICES, 'prices').map((f) => `prices.${f}`));
+  nulls.push(...checkFields(r.pdp_url!, PDP_URL, 'pdp_url').map((f) => `pdp_url.${f}`));
   const info = r.product_info;
   nulls.push(...checkFields(info, PRODUCT_INFO, 'product_info').map((f) => `product_info.${f}`));
-  for (const key of ['origins', 'product_details', 'enhanced_benefits']) {
-    for (const b of info[key]) {
+  for (const key of ['origins', 'product_details', 'enhanced_benefits'] as const) {
+    for (const b of info[key]!) {
       expect(Object.keys(b).sort()).toEqual(['body', 'header']);
       expect(typeof b.header).toBe('string');
       expect(b.body.every((x: unknown) => typeof x === 'string')).toBe(true);
     }
   }
-  for (const m of info.sustainability_message) {
+  for (const m of info.sustainability_message!) {
     expect(typeof m.body).toBe('string');
-    expect(m.json_body.type).toBe('doc');
-    expect(Array.isArray(m.json_body.content)).toBe(true);
-    for (const node of m.json_body.content) expect(typeof node.type).toBe('string');
+    expect(m.json_body!.type).toBe('doc');
+    expect(Array.isArray(m.json_body!.content)).toBe(true);
+    for (const node of m.json_body!.content) expect(typeof node.type).toBe('string');
   }
-  for (const c of info.content_images) {
+  for (const c of info.content_images!) {
     expect(typeof c.card_type).toBe('string');
-    expect(typeof c.properties.alt_text).toBe('string');
-    for (const img of [c.properties.portrait, c.properties.squarish]) {
+    expect(typeof c.properties!.alt_text).toBe('string');
+    for (const img of [c.properties!.portrait!, c.properties!.squarish!]) {
       expect(Object.keys(img).sort()).toEqual(['aspect_ratio', 'id', 'url']);
       expect([typeof img.id, typeof img.url, typeof img.aspect_ratio]).toEqual(['string', 'string', 'number']);
     }
   }
   expect(info.merch_product_id).toMatch(UUID);
   expect(info.global_product_id).toMatch(UUID);
-  expect(Number.isNaN(Date.parse(info.availability_date))).toBe(false);
-  expect(info.featured_attributes.every((x: unknown) => typeof x === 'string')).toBe(true);
+  expect(Number.isNaN(Date.parse(info.availability_date!))).toBe(false);
+  expect(info.featured_attributes!.every((x: unknown) => typeof x === 'string')).toBe(true);
   return nulls.sort();
 }
 
@@ -187,9 +187,25 @@ const errorOf = (fn: () => unknown): MarketlensError => {
   throw new Error('expected an error');
 };
 
+/** A product object of the fixtures, with the keys the tests edit (any other key is kept as it is). */
+type FixtureProduct = Record<string, unknown> & {
+  productInfo: Record<string, unknown>;
+  sizes: Record<string, unknown>[];
+  prices: Record<string, unknown>;
+  sustainabilityMessage: unknown;
+};
+/** A fixture page's pageProps, as far as the tests edit it. */
+interface FixturePageProps {
+  [key: string]: unknown;
+  productGroups?: { products: Record<string, FixtureProduct> }[];
+  selectedProduct?: FixtureProduct;
+}
+/** The colourway `code` in the page's first product group. */
+const grouped = (pp: FixturePageProps, code: string): FixtureProduct => pp.productGroups![0]!.products[code]!;
+
 /** The fixture's __NEXT_DATA__ edited by `edit`, wrapped back into a page. */
-function editedPage(html: string, edit: (pageProps: any) => void): string {
-  const next = extractNextData(html);
+function editedPage(html: string, edit: (pageProps: FixturePageProps) => void): string {
+  const next = extractNextData(html) as { props: { pageProps: FixturePageProps } };
   edit(next.props.pageProps);
   return wrapAsNextDataPage(next);
 }
@@ -353,8 +369,8 @@ describe('colourway selection', () => {
 
   it('reads fields the group entry lacks from the matching selectedProduct', () => {
     const page = editedPage(US_PAGE, (pp) => {
-      delete pp.productGroups[0].products['DD1391-100'].productInfo.title;
-      pp.selectedProduct.productInfo.title = 'From selectedProduct';
+      delete grouped(pp, 'DD1391-100').productInfo.title;
+      pp.selectedProduct!.productInfo.title = 'From selectedProduct';
     });
     expect(parseProductPage(page, 'DD1391-100').product_info.title).toBe('From selectedProduct');
   });
@@ -372,23 +388,23 @@ describe('colourway selection', () => {
 // ---- values upstream may lack or carry differently -------------------------------------------------------------
 describe('nulls and upstream variations', () => {
   it('gender: an integer passes, strings or absence give null', () => {
-    const withInt = editedPage(US_PAGE, (pp) => (pp.productGroups[0].products['DD1391-100'].gender = 2));
+    const withInt = editedPage(US_PAGE, (pp) => (grouped(pp, 'DD1391-100').gender = 2));
     expect(parseProductPage(withInt, 'DD1391-100').gender).toBe(2);
-    const withString = editedPage(US_PAGE, (pp) => (pp.productGroups[0].products['DD1391-100'].gender = 'MEN'));
+    const withString = editedPage(US_PAGE, (pp) => (grouped(pp, 'DD1391-100').gender = 'MEN'));
     expect(parseProductPage(withString, 'DD1391-100').gender).toBeNull();
   });
 
   it('absent keys become null, never invented values', () => {
     const page = editedPage(FR_PAGE, (pp) => {
-      const p = pp.productGroups[0].products['CW2288-111'];
+      const p = grouped(pp, 'CW2288-111');
       for (const k of ['badge', 'colorCode', 'prices', 'pdpUrl', 'moreInfo', 'sustainabilityMessage', 'selectedSku'])
         delete p[k];
       delete p.productInfo.badge;
-      delete p.sizes[0].localizedLabelPrefix;
-      delete p.sizes[0].gtins;
+      delete p.sizes[0]!.localizedLabelPrefix;
+      delete p.sizes[0]!.gtins;
       delete pp.selectedProduct; // no second source for the same keys
     });
-    const r = parseAndCheck(sportswearProduct, { html: page, url: null }, { query: 'CW2288-111' }) as any;
+    const r = parseAndCheck(sportswearProduct, { html: page, url: null }, { query: 'CW2288-111' }) as SportswearProduct;
     expect(r).toMatchObject({ badge: null, color_code: null, prices: null, pdp_url: null, more_info: null });
     expect(r.product_info).toMatchObject({ badge: null, sustainability_message: null, selected_sku: null });
     expect(r.sizes[0]).toMatchObject({ localized_label_prefix: null, gtins: null, label: '6' });
@@ -396,24 +412,20 @@ describe('nulls and upstream variations', () => {
 
   it('a single sustainability message object becomes a one-element array', () => {
     const page = editedPage(FR_PAGE, (pp) => {
-      const p = pp.productGroups[0].products['CW2288-111'];
-      p.sustainabilityMessage = p.sustainabilityMessage[0];
+      const p = grouped(pp, 'CW2288-111');
+      p.sustainabilityMessage = (p.sustainabilityMessage as unknown[])[0];
     });
     expect(parseProductPage(page, 'CW2288-111').product_info.sustainability_message).toHaveLength(1);
   });
 
   it('a product without sizes, or with a mistyped field, fails the record check → upstream_changed', () => {
     const noSizes = editedPage(FR_PAGE, (pp) => {
-      delete pp.productGroups[0].products['CW2288-111'].sizes;
-      delete pp.selectedProduct.sizes;
+      for (const p of [grouped(pp, 'CW2288-111'), pp.selectedProduct!]) delete (p as Record<string, unknown>).sizes;
     });
     expect(
       errorOf(() => parseAndCheck(sportswearProduct, { html: noSizes, url: null }, { query: 'CW2288-111' })).code,
     ).toBe('upstream_changed');
-    const badPrice = editedPage(
-      FR_PAGE,
-      (pp) => (pp.productGroups[0].products['CW2288-111'].prices.currentPrice = '119,99 €'),
-    );
+    const badPrice = editedPage(FR_PAGE, (pp) => (grouped(pp, 'CW2288-111').prices.currentPrice = '119,99 €'));
     expect(
       errorOf(() => parseAndCheck(sportswearProduct, { html: badPrice, url: null }, { query: 'CW2288-111' })).message,
     ).toMatch(/prices\.current_price/);
@@ -493,7 +505,11 @@ describe.skipIf(!sharedAvailable)('real Nike material in ../shared/upstream-samp
     const html = wrapAsNextDataPage({
       props: { pageProps: { productGroups: [{ groupIndex: 0, groupLabel: null, products: { [out.pid]: product } }] } },
     });
-    const r = parseAndCheck(sportswearProduct, { html, url: out.product_url }, { query: out.product_url }) as any;
+    const r = parseAndCheck(
+      sportswearProduct,
+      { html, url: out.product_url },
+      { query: out.product_url },
+    ) as SportswearProduct;
     expect(productSchema.strict().safeParse(r).success).toBe(true);
     expect(r).toMatchObject({
       style_color: 'AR3565-103',
@@ -554,11 +570,11 @@ describe('enhanced_pdp (issue 19)', () => {
   ];
   const withKey = (key: string) =>
     editedPage(US_PAGE, (pp) => {
-      for (const p of [pp.selectedProduct, pp.productGroups[0].products['DD1391-100']]) {
+      for (const p of [pp.selectedProduct!, grouped(pp, 'DD1391-100')]) {
         delete p.enhancedPdp;
         delete p.enhancedPDP;
       }
-      pp.selectedProduct[key] = cards;
+      pp.selectedProduct![key] = cards;
     });
 
   it('reads `enhancedPDP` (capital PDP, as the real 2025 selectedProduct spells it): no longer null', () => {
@@ -579,7 +595,7 @@ describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (rea
         page: '/t/[slug]/[styleColor]',
         props: { pageProps: { initialState: { Threads: { products: { [p.styleColor]: p } } } } },
       });
-      const r = parseAndCheck(sportswearProduct, { html, url: null }, { query: p.styleColor }) as any;
+      const r = parseAndCheck(sportswearProduct, { html, url: null }, { query: p.styleColor }) as SportswearProduct;
       expect(productSchema.strict().safeParse(r).success).toBe(true);
       expect(r).toMatchObject({
         id: p.id,
@@ -596,13 +612,11 @@ describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (rea
         full_title: p.fullTitle,
         color_description: p.colorDescription,
       });
-      expect(r.sizes.map((s: any) => [s.label, s.merch_sku_id, s.gtins[0].gtin])).toEqual(
-        p.skus.map((s: any) => [s.nikeSize, s.skuId, s.gtin]),
+      expect(r.sizes.map((s) => [s.label, s.merch_sku_id, s.gtins![0]!.gtin])).toEqual(
+        p.skus.map((s: { nikeSize: string; skuId: string; gtin: string }) => [s.nikeSize, s.skuId, s.gtin]),
       );
       // An empty localizedSizePrefix is "none", not a prefix.
-      expect(r.sizes.every((s: any) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(
-        true,
-      );
+      expect(r.sizes.every((s) => s.localized_label_prefix === null || s.localized_label_prefix !== '')).toBe(true);
     });
   }
 
@@ -616,9 +630,21 @@ describe.skipIf(!sharedAvailable)('the 2023 initialState.Threads generation (rea
 });
 
 describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)', () => {
-  const feed = (cc: string) => JSON.parse(readCapture(`nike/product-feed-threads-v3_${cc}_2026-04-17.json`));
-  const infoOf = (json: any, styleColor: string) =>
-    json.objects.flatMap((o: any) => o.productInfo).find((pi: any) => pi.merchProduct.styleColor === styleColor);
+  /** The parts of a product feed answer these tests compare with (the capture's own keys). */
+  interface FeedAnswer {
+    objects: {
+      productInfo: {
+        merchProduct: Record<string, unknown> & { styleColor: string };
+        merchPrice: Record<string, unknown>;
+        productContent: Record<string, unknown>;
+        skus: { nikeSize: string; gtin: string }[];
+      }[];
+    }[];
+  }
+  const feed = (cc: string): FeedAnswer =>
+    JSON.parse(readCapture(`nike/product-feed-threads-v3_${cc}_2026-04-17.json`));
+  const infoOf = (json: FeedAnswer, styleColor: string) =>
+    json.objects.flatMap((o) => o.productInfo).find((pi) => pi.merchProduct.styleColor === styleColor)!;
 
   it.each([
     ['gb', 'GB', 'en-GB'],
@@ -629,7 +655,7 @@ describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)',
     (cc, marketplace, language) => {
       const json = feed(cc);
       const codes = [
-        ...new Set(json.objects.flatMap((o: any) => o.productInfo.map((pi: any) => pi.merchProduct.styleColor))),
+        ...new Set(json.objects.flatMap((o) => o.productInfo.map((pi) => pi.merchProduct.styleColor))),
       ] as string[];
       expect(codes.length).toBeGreaterThan(3);
       for (const styleColor of codes) {
@@ -657,9 +683,7 @@ describe.skipIf(!sharedAvailable)('product_feed/threads/v3 (real 2026 answers)',
           subtitle: pi.productContent.subtitle,
           full_title: pi.productContent.fullTitle,
         });
-        expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(
-          pi.skus.map((s: any) => [s.nikeSize, s.gtin]),
-        );
+        expect(r.sizes.map((s) => [s.label, s.gtins?.[0]?.gtin])).toEqual(pi.skus.map((s) => [s.nikeSize, s.gtin]));
       }
     },
   );

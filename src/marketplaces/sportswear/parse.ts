@@ -113,9 +113,15 @@ function pick(sources: readonly (Obj | undefined)[], key: string): unknown {
   return null;
 }
 
+/**
+ * A value typed as the record field it fills, unchecked here: the record copies upstream's values, and parseChecked
+ * runs the record schema over the whole record afterwards (a wrong type there is upstream_changed, never a 500).
+ */
+const unchecked = <T>(value: unknown): T => value as T;
+
 function toRecord(c: Colourway): SportswearProduct {
   const P = c.products;
-  const get = (key: string): any => pick(P, key);
+  const get = <T>(key: string): T => unchecked(pick(P, key));
   const info = buildProductInfo(c);
   return {
     id: get('id'),
@@ -123,39 +129,45 @@ function toRecord(c: Colourway): SportswearProduct {
     sizes: mapSizes(get('sizes')),
     brands: get('brands'),
     // The spec's gender is an integer; the page carries `genders` strings: null unless an integer is there (CONTRACT §7).
-    gender: Number.isInteger(get('gender')) ? get('gender') : null,
+    gender: Number.isInteger(get('gender')) ? get<number>('gender') : null,
     prices: mapPrices(get('prices')),
     pdp_url: mapPdpUrl(get('pdpUrl')),
-    more_info: snakeKeysDeep(get('moreInfo')),
+    more_info: unchecked(snakeKeysDeep(get('moreInfo'))),
     color_code: get('colorCode'),
     sport_tags: get('sportTags'),
     style_code: get('styleCode'),
     // A per-product copy wins (the record copies the product); else the group the colourway sits in.
-    group_index: pick([...P, c.group], 'groupIndex') as any,
-    group_label: pick([...P, c.group], 'groupLabel') as any,
-    style_color: typeof get('styleColor') === 'string' ? get('styleColor') : c.styleColor,
-    enhanced_pdp: snakeKeysDeep(ENHANCED_PDP_KEYS.map((k) => pick(P, k)).find((v) => v !== null) ?? null),
+    group_index: unchecked(pick([...P, c.group], 'groupIndex')),
+    group_label: unchecked(pick([...P, c.group], 'groupLabel')),
+    style_color: typeof get('styleColor') === 'string' ? get<string>('styleColor') : c.styleColor,
+    enhanced_pdp: unchecked(snakeKeysDeep(ENHANCED_PDP_KEYS.map((k) => pick(P, k)).find((v) => v !== null) ?? null)),
     net_quantity: get('netQuantity'),
     product_info: info,
   };
 }
 
 function mapSizes(sizes: unknown): SportswearProduct['sizes'] {
-  if (!Array.isArray(sizes)) return sizes as any; // not a list: the record check reports the change
-  return sizes.map((s: any) => ({
-    gtins: Array.isArray(s?.gtins) ? s.gtins.map((g: any) => ({ gtin: g?.gtin ?? null })) : null,
-    label: s?.label ?? null,
-    status: s?.status ?? null,
-    merch_sku_id: s?.merchSkuId ?? null,
-    sort_sequence: s?.sortSequence ?? null,
-    localized_label: s?.localizedLabel ?? null,
-    localized_label_prefix: s?.localizedLabelPrefix ?? null,
-  }));
+  if (!Array.isArray(sizes)) return unchecked(sizes); // not a list: the record check reports the change
+  return sizes.map((size: unknown) => {
+    const s = isObj(size) ? size : {};
+    const field = <T>(key: string): T => unchecked(s[key] ?? null);
+    return {
+      gtins: Array.isArray(s.gtins)
+        ? s.gtins.map((g: unknown) => ({ gtin: unchecked<string>(isObj(g) ? (g.gtin ?? null) : null) }))
+        : null,
+      label: field('label'),
+      status: field('status'),
+      merch_sku_id: field('merchSkuId'),
+      sort_sequence: field('sortSequence'),
+      localized_label: field('localizedLabel'),
+      localized_label_prefix: field('localizedLabelPrefix'),
+    };
+  });
 }
 
 function mapPrices(p: unknown): SportswearProduct['prices'] {
   if (!isObj(p)) return null;
-  const v = (k: string): any => p[k] ?? null;
+  const v = <T>(k: string): T => unchecked(p[k] ?? null);
   return {
     currency: v('currency'),
     current_price: v('currentPrice'),
@@ -169,7 +181,7 @@ function mapPrices(p: unknown): SportswearProduct['prices'] {
 function mapPdpUrl(u: unknown): SportswearProduct['pdp_url'] {
   if (typeof u === 'string') return { url: u, canonical_url: null };
   if (!isObj(u)) return null;
-  return { url: (u.url as any) ?? null, canonical_url: (u.canonicalUrl as any) ?? null };
+  return { url: unchecked(u.url ?? null), canonical_url: unchecked(u.canonicalUrl ?? null) };
 }
 
 /** `product_info` field → upstream key; every one is looked up in productInfo first, then on the product. */

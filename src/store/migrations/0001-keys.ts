@@ -1,8 +1,9 @@
 /** API keys, the keys version counter (for cross-instance revocation), usage counts, legacy-import markers. */
+import type { UntypedTables } from '../untyped-tables.js';
 import type { Kysely, Migration } from 'kysely';
 
 export const keysMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: Kysely<UntypedTables>): Promise<void> {
     await db.schema
       .createTable('api_keys')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -38,7 +39,7 @@ export const keysMigration: Migration = {
       .addColumn('imported_at', 'bigint', (c) => c.notNull())
       .execute();
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: Kysely<UntypedTables>): Promise<void> {
     for (const t of ['legacy_imports', 'usage_counts', 'store_versions', 'api_keys'])
       await db.schema.dropTable(t).execute();
   },

@@ -11,12 +11,7 @@
  */
 import { Redis } from 'ioredis';
 
-/** The few logger methods used here (pino's shape). */
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { Logger } from './logger.js';
 
 const COMMAND_TIMEOUT_MS = 500;
 const CONNECT_TIMEOUT_MS = 1000;
