@@ -92,7 +92,10 @@ export class LookupService {
   resolveContext(opts: LookupOptions = {}): ResolveContext {
     const deadlineAt = opts.deadlineAt ?? (opts.signal ? undefined : Date.now() + this.config.deadlineMs);
     return {
-      lookup: async <R>(op: Operation<Record<string, unknown>, unknown, R, string, string>, raw: Record<string, unknown>) => {
+      lookup: async <R>(
+        op: Operation<Record<string, unknown>, unknown, R, string, string>,
+        raw: Record<string, unknown>,
+      ) => {
         const parsed = op.params.safeParse(raw);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

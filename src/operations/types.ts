@@ -98,7 +98,10 @@ export interface Operation<
 /** What `resolveParams` (and helpers such as `findGoatProduct`) may do: run another lookup on the normal path. */
 export interface ResolveContext {
   /** The record of `op` for `params` (validated with the operation's schema first, defaults applied). */
-  lookup<R>(op: Operation<Record<string, unknown>, unknown, R, string, string>, params: Record<string, unknown>): Promise<R>;
+  lookup<R>(
+    op: Operation<Record<string, unknown>, unknown, R, string, string>,
+    params: Record<string, unknown>,
+  ): Promise<R>;
 }
 
 /** Any operation, built-in or registered at runtime: what the registry, routes and lookup service handle. */

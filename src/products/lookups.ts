@@ -31,7 +31,10 @@ export class ServiceLookups implements ProductLookups {
    * ResolveContext: a marketplace's finder runs its search here. Without `maxAgeSeconds`: which product a SKU names
    * does not change, so a cached search serves it even when the caller forces live prices (as in LookupService).
    */
-  async lookup<R>(op: Operation<Record<string, unknown>, unknown, R, string, string>, params: Record<string, unknown>): Promise<R> {
+  async lookup<R>(
+    op: Operation<Record<string, unknown>, unknown, R, string, string>,
+    params: Record<string, unknown>,
+  ): Promise<R> {
     const { maxAgeSeconds: _live, ...options } = this.options;
     return (await this.runOperation<R>(op, params, options)).record;
   }
