@@ -6,7 +6,7 @@
  * SIGTERM stopping it cleanly, and `npm start` working from the same production tree.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,12 +43,12 @@ async function seedSqlitePrebuild(): Promise<Record<string, string>> {
   return { npm_config_better_sqlite3_local_prebuilds: PREBUILDS };
 }
 
-/** A Dockerfile COPY from the build context into the work directory. */
-function copyFromContext(sources: string[], destination: string): void {
+/** A Dockerfile COPY from the build context into a stage's work directory (`root`, the image's /app). */
+function copyFromContext(sources: string[], destination: string, root = APP): void {
   for (const source of sources) {
     const target = destination.endsWith('/')
-      ? join(APP, destination, source.split('/').at(-1)!)
-      : join(APP, destination);
+      ? join(root, destination, source.split('/').at(-1)!)
+      : join(root, destination);
     cpSync(join(REPO_ROOT, source), target, { recursive: true });
   }
 }
@@ -94,6 +94,22 @@ describe('the production install (the Dockerfile deps and runtime stages)', () =
     expect(npmSaid).not.toMatch(/npm (warn|error)/i);
   });
 
+  it('the build stage compiles from exactly the files it copies', async () => {
+    // Its `npm ci` (dev dependencies included, from the same lockfile the deps stage just installed for real) is
+    // stood in for by the checkout's node_modules; every other step runs as written, in a clean copy of what the
+    // stage copies: a source the build needs and the stage forgets fails here.
+    const build = stage(stages, 'build');
+    const BUILD = join(ROOT, 'build');
+    mkdirSync(BUILD, { recursive: true });
+    for (const c of copies(build)) copyFromContext(c.sources, c.destination, BUILD);
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(BUILD, 'node_modules'), 'dir');
+    const steps = runs(build).filter((command) => !/^npm ci\b/.test(command));
+    expect(steps).toContain('npm run build');
+    for (const command of steps) await run('/bin/sh', ['-c', command], { cwd: BUILD, maxBuffer: 16 << 20 });
+    const { stdout } = await run(process.execPath, [join(BUILD, 'dist/cli.js'), '--version'], { cwd: BUILD });
+    expect(stdout.trim()).toBe(version);
+  }, 120_000);
+
   it('runs as an unprivileged user with its data directory on a volume', () => {
     const env = envOf(runtime);
     expect(one(runtime, 'USER')).toMatch(/^(?!root$|0$)\w+$/);
@@ -124,6 +140,10 @@ describe('the production install (the Dockerfile deps and runtime stages)', () =
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(health.status).toBe(200);
       expect(JSON.parse(health.body)).toEqual({ status: 'ok', version });
+      // The dashboard's page ships in the image beside dist/.
+      const page = await get(port, '/');
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('<html');
       const check = /\bCMD\s+(\[.*\])$/.exec(one(runtime, 'HEALTHCHECK') ?? '')?.[1];
       const [cmd, ...args] = argv(check ?? '[]');
       await expect(run(cmd!, args, { env: { ...process.env, ...env } })).resolves.toBeDefined();

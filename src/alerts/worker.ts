@@ -94,6 +94,8 @@ export class DeliveryWorker {
   private again = false;
   private stopped = true;
   private drained?: () => void;
+  /** The poll in progress: `stop` waits for its claim, whose deliveries it then waits for like any in flight. */
+  private polling: Promise<void> = Promise.resolve();
   /** Consecutive timed-out sends per subscription, on this instance; an answer of any kind removes the entry. */
   private readonly timeouts = new Map<string, number>();
   /** This instance's send slots by key and target: the loop's claims and the BullMQ dispatcher's jobs take them. */
@@ -129,13 +131,16 @@ export class DeliveryWorker {
       this.again = true;
       return;
     }
-    void this.tick();
+    this.polling = this.tick();
   }
 
   /** Stops claiming; waits (up to `waitMs`) for deliveries in flight. Unfinished ones are re-claimed after restart. */
   async stop(waitMs = 11_000): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    // A claim answered after the stop would lease its rows for `leaseMs` with nobody sending them: the next instance
+    // would wait the lease out (30 s). Its deliveries join the in-flight ones waited for below.
+    await this.polling;
     if (this.inFlight === 0) return;
     await Promise.race([
       new Promise<void>((r) => (this.drained = r)),
