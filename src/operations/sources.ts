@@ -33,9 +33,9 @@ const ASSEMBLY_RESERVE_MS = 250;
  * answers is cut in time for the others to be parsed and sent (its part missing) before the caller stops waiting.
  * @example fetchSources(plan.map((s) => ({ name: s.name, fetch: () => get(sourcesContext(ctx), s.request) })))
  */
-export function sourcesContext<C extends { deadlineAt?: number }>(ctx: C): C {
+export function sourcesContext<C extends { deadlineAt?: number }>(ctx: C, now: () => number = Date.now): C {
   if (ctx.deadlineAt === undefined) return ctx;
-  const left = Math.max(0, ctx.deadlineAt - Date.now());
+  const left = Math.max(0, ctx.deadlineAt - now());
   return { ...ctx, deadlineAt: ctx.deadlineAt - Math.min(ASSEMBLY_RESERVE_MS, left / 10) };
 }
 
