@@ -6,7 +6,14 @@
 import './v8-flags.js';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { ConfigError, loadConfig as loadConfigFrom, rateSpec, readEnv, type Config } from './config.js';
+import {
+  ConfigError,
+  launchedByNpmStart,
+  loadConfig as loadConfigFrom,
+  rateSpec,
+  readEnv,
+  type Config,
+} from './config.js';
 import { MarketlensError } from './errors.js';
 import { InvalidKeyOptions, type KeyStore } from './keys/key-store.js';
 import { openKeys } from './keys/open-keys.js';
@@ -185,7 +192,7 @@ async function showFirstKey(keyStore: KeyStore): Promise<void> {
  * `marketlens` where it is installed (npm's global bin, the Docker image's PATH).
  */
 function cliCommand(): string {
-  if (process.env.npm_lifecycle_event === 'start' || existsSync(resolvePath(process.cwd(), 'src/cli.ts'))) {
+  if (launchedByNpmStart() || existsSync(resolvePath(process.cwd(), 'src/cli.ts'))) {
     return 'npm run marketlens --';
   }
   return 'marketlens';

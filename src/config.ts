@@ -569,3 +569,11 @@ export function configSchemaShape(
 ): Record<string, z.ZodType> {
   return (descriptors === MARKETPLACE_DESCRIPTORS ? envSchema : envSchemaFor(descriptors)).shape;
 }
+
+/**
+ * Whether `npm start` launched this process (npm's own variable, not a setting): the first-start banner then names
+ * the command that works in a checkout.
+ */
+export function launchedByNpmStart(): boolean {
+  return process.env.npm_lifecycle_event === 'start';
+}
