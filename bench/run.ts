@@ -11,6 +11,7 @@ import { fairnessFigure, type FairnessResult, type FairnessWindow } from './fair
 import { historyBench, type HistoryBenchResult } from './history.js';
 import { memoryFigure, type MemoryResult } from './memory.js';
 import type { MemorySnapshot } from './lib/memory-probe.js';
+import { outsideCheck, type OutsideResult } from './outside.js';
 import { parseCost, type ParseRow } from './parse-cost.js';
 import { productBench, type ProductBenchResult } from './products.js';
 import { sharedAvailable } from './lib/payloads.js';
@@ -30,6 +31,7 @@ const FIGURES = [
   'history',
   'fairness',
   'product',
+  'outside',
 ] as const;
 type Figure = (typeof FIGURES)[number];
 
@@ -55,6 +57,7 @@ const results: {
   history?: HistoryBenchResult;
   fairness?: FairnessResult;
   product?: ProductBenchResult;
+  outside?: OutsideResult & { figure_1_ratio: number; agree_within_10_percent: boolean };
   runtime_s?: number;
 } = {
   when: new Date().toISOString(),
@@ -366,6 +369,47 @@ if (want('product')) {
     `within 5 ms of its slowest part at p50: ${r.within_5ms_at_p50 ? 'yes' : 'NO'} (slowest part: ${JSON.stringify(r.slowest_part)}); ` +
       `upstream requests per answer: first ${r.upstream_requests.first}, cold ${r.upstream_requests.cold}, warm ${r.upstream_requests.warm}; ` +
       `warm answer p50 ${r.warm_p50_ms} ms, p99 ${r.warm_p99_ms} ms (${r.rounds} rounds each)`,
+  );
+}
+
+if (want('outside')) {
+  section(
+    '1c. outside check: the installed start command at warn vs a minimal Fastify process, wrk -t1 (beside figure 1)',
+  );
+  const r = await outsideCheck();
+  // Figure 1 from the same run: measured above, or now when only the outside check was asked for.
+  const figure1 = results.throughput ?? (await throughput());
+  const agree = Math.abs(r.ratio.median - figure1.req_ratio.median) <= 0.1 * r.ratio.median;
+  results.outside = { ...r, figure_1_ratio: figure1.req_ratio.median, agree_within_10_percent: agree };
+  console.log(
+    table(
+      ['round', 'server', 'req/s', 'CPU µs/req', 'of which kernel', 'req/s ratio', 'CPU ratio'],
+      r.rounds.flatMap((round, i) => [
+        [
+          String(i + 1),
+          'bare Fastify',
+          round.bare.req_per_s,
+          round.bare.cpu_us_per_request,
+          round.bare.system_us_per_request,
+          '',
+          '',
+        ],
+        ...round.services.map((s, j) => [
+          '',
+          r.services[j]!.root,
+          s.req_per_s,
+          s.cpu_us_per_request,
+          s.system_us_per_request,
+          round.ratios[j]!,
+          round.cpu_ratios[j]!,
+        ]),
+      ]),
+    ),
+  );
+  console.log(
+    `outside req/s ratio ${r.ratio.median} (range ${r.ratio.min}–${r.ratio.max}), CPU ratio ${r.cpu_ratio.median}; ` +
+      `figure 1 in the same run ${figure1.req_ratio.median} (range ${figure1.req_ratio.min}–${figure1.req_ratio.max}): ` +
+      `${agree ? 'agree' : 'do NOT agree'} within 10 % (${r.connections} connections × ${r.duration_s} s, ${r.generator}, log level ${r.log_level})`,
   );
 }
 

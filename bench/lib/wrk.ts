@@ -8,6 +8,8 @@ import { TEST_KEY } from '../../test/support/app.js';
 
 export interface WrkResult {
   req_per_s: number;
+  /** Requests completed in the window. */
+  requests: number;
   non2xx: number;
   errors: number;
 }
@@ -34,6 +36,7 @@ export async function wrk(url: string, connections: number, duration: number): P
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
     req_per_s: rate,
+    requests: number(/(\d+) requests in /),
     non2xx: number(/Non-2xx or 3xx responses: (\d+)/),
     errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
   };
