@@ -5,6 +5,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AccessLog } from '../src/server/access-log.js';
 import { testApp } from './support/app.js';
 
 function capture() {
@@ -74,5 +76,29 @@ describe('access log', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('the client address is worked out only for a line that is written (behind a proxy it walks X-Forwarded-For)', () => {
+    const { lines, logStream } = capture();
+    let reads = 0;
+    const request = {
+      id: 'r1',
+      method: 'GET',
+      url: '/healthz',
+      get ip() {
+        reads++;
+        return '198.51.100.23';
+      },
+    } as unknown as FastifyRequest;
+    const reply = { statusCode: 200, elapsedTime: 1.5 } as unknown as FastifyReply;
+    const quiet = new AccessLog(logStream, 'warn');
+    expect(quiet.writes).toBe(false);
+    quiet.requestCompleted(null, request, reply);
+    expect({ reads, lines }).toEqual({ reads: 0, lines: [] });
+    const loud = new AccessLog(logStream, 'info');
+    expect(loud.writes).toBe(true);
+    loud.requestCompleted(null, request, reply);
+    expect(reads).toBe(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ reqId: 'r1', remoteAddress: '198.51.100.23', statusCode: 200 });
   });
 });

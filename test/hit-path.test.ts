@@ -284,7 +284,7 @@ describe('cached-hit path failures', () => {
       routes: new Map([['/hit', route]]),
       keyOf: () => ({ id: 'k1' }) as StoredKey,
       limits: { synchronous: true, checkInMemory: () => ({}) } as unknown as KeyLimits,
-      accessLog: { completed: () => undefined } as unknown as AccessLog,
+      accessLog: { writes: true, completed: () => undefined } as unknown as AccessLog,
       observer: () => () => undefined,
       ready: () => true,
       log: { error: (_o, msg) => void errors.push(msg) },
@@ -309,6 +309,7 @@ describe('cached-hit path failures', () => {
   it('an error after the answer is logged and the process lives on; one before it hands the request to Fastify', async () => {
     const throwing = await serverWith({
       accessLog: {
+        writes: true,
         completed: () => {
           throw new Error('log stream broke');
         },

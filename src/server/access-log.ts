@@ -21,7 +21,11 @@ const LEVELS: Record<string, number> = {
 };
 
 export class AccessLog extends LogController {
-  private readonly enabled: boolean;
+  /**
+   * Whether completed requests' lines are written (`info` and below). Callers check it before working out a line's
+   * fields: the client address behind a trusted proxy is a walk through X-Forwarded-For, per request.
+   */
+  readonly writes: boolean;
   /** `{"level":30,"time":` … the fixed part of every line, as pino writes it. */
   private readonly head = '{"level":30,"time":';
   private readonly bindings = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())},"reqId":`;
@@ -32,7 +36,7 @@ export class AccessLog extends LogController {
     level: string,
   ) {
     super();
-    this.enabled = (LEVELS[level] ?? INFO) <= INFO;
+    this.writes = (LEVELS[level] ?? INFO) <= INFO;
   }
 
   /** At `debug` only (a no-op call otherwise): the access line comes at completion. */
@@ -45,12 +49,13 @@ export class AccessLog extends LogController {
       reply.log.error({ ...this.fields(request, reply), err: error }, 'request errored');
       return;
     }
+    if (!this.writes) return;
     this.completed(request.id, request.method, request.url, request.ip, reply.statusCode, reply.elapsedTime);
   }
 
   /** The line of a request that completed without error (also written by the cached-hit path, hit-path.ts). */
   completed(id: string, method: string, url: string, ip: string | undefined, status: number, ms: number): void {
-    if (!this.enabled) return;
+    if (!this.writes) return;
     this.out.write(
       `${this.head}${Date.now()}${this.bindings}${JSON.stringify(id)},"method":${JSON.stringify(method)},` +
         `"url":${JSON.stringify(url)},"remoteAddress":${JSON.stringify(ip ?? null)},` +

@@ -132,7 +132,7 @@ export class HitPath {
     res.end(body);
     const ms = performance.now() - started;
     hit.observe(200, ms / 1000);
-    deps.accessLog.completed(id, 'GET', url, clientAddress(req, deps.trustProxy), 200, ms);
+    if (deps.accessLog.writes) deps.accessLog.completed(id, 'GET', url, clientAddress(req, deps.trustProxy), 200, ms);
     this.served++;
     return true;
   }
