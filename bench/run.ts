@@ -90,26 +90,10 @@ if (want('throughput')) {
     f.system_us_per_request,
     f.latency_p50_ms,
     f.latency_p99_ms,
-    f.major_gcs,
-    f.major_gc_ms,
-    f.non_2xx,
-    f.errors,
   ];
   console.log(
     table(
-      [
-        'round',
-        'server',
-        'req/s',
-        'CPU µs/req',
-        'of which kernel',
-        'p50 ms',
-        'p99 ms',
-        'full GCs',
-        'full GC ms',
-        'non-2xx',
-        'errors',
-      ],
+      ['round', 'server', 'req/s', 'CPU µs/req', 'of which kernel', 'p50 ms', 'p99 ms'],
       r.rounds.flatMap((round, i) => [
         [String(i + 1), ...side('bare Fastify', round.bare_fastify)],
         ['', ...side('marketlens (cache hit)', round.marketlens)],
@@ -119,12 +103,11 @@ if (want('throughput')) {
   const range = (s: ThroughputResult['req_ratio']) => `${s.median} (range ${s.min}–${s.max})`;
   console.log(
     `median of ${r.rounds.length} interleaved rounds: req/s ratio marketlens/bare = ${range(r.req_ratio)}; ` +
-      `CPU-per-request ratio bare/marketlens = ${range(r.cpu_ratio)}; full GCs in the service's windows: ${r.marketlens_major_gcs}, ` +
-      `${r.marketlens_major_gc_percent} % of their time (a storm runs them back to back)`,
+      `CPU-per-request ratio bare/marketlens = ${range(r.cpu_ratio)}`,
   );
   console.log(
-    `(${r.connections} connections × ${r.duration_s} s per window, ${r.response_bytes}-byte answer, request log level ${r.log_level}, ` +
-      `node flags ${r.node_flags.join(' ') || 'none'})`,
+    `(${r.connections} connections × ${r.duration_s} s per window, ${r.response_bytes}-byte answer, ${r.generator}, ` +
+      `request log level ${r.log_level}, service started as ${r.start_command})`,
   );
 }
 

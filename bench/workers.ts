@@ -22,8 +22,7 @@ import { compiled } from './lib/compiled.js';
 import { startGoatFake } from './lib/goat-fake.js';
 import { benchEnv } from './lib/scenarios.js';
 import { envInt, median, round } from './lib/stats.js';
-import { cannon } from './throughput.js';
-import { wrk, wrkAvailable } from './lib/wrk.js';
+import { defaultGenerator, load } from './lib/versus-bare.js';
 
 const CACHED_PATH = '/api/v1/scraper/resale-b/prices?query=1341930';
 
@@ -37,18 +36,6 @@ export interface WorkersResult {
   round_ratios: number[];
   /** Which load generator measured both: wrk when installed, else autocannon (in this process). */
   generator: 'wrk' | 'autocannon';
-}
-
-/** One window of the load generator: req/s and failures. */
-async function load(
-  generator: WorkersResult['generator'],
-  url: string,
-  connections: number,
-  duration: number,
-): Promise<{ req_per_s: number; non2xx: number; errors: number }> {
-  if (generator === 'wrk') return wrk(url, connections, duration);
-  const r = await cannon(url, connections, duration);
-  return { req_per_s: r.requests.average, non2xx: r.non2xx, errors: r.errors };
 }
 
 /** One GET on a fresh connection (so the cluster primary hands it to the next worker in turn). */
@@ -78,7 +65,7 @@ export async function workersFigure(
   const duration = opts.duration ?? envInt('BENCH_DURATION', 10);
   const warmup = opts.warmup ?? envInt('BENCH_WARMUP', 2);
   const rounds = envInt('BENCH_ROUNDS', 3);
-  const generator = process.env.BENCH_LOAD === 'autocannon' || !wrkAvailable() ? 'autocannon' : 'wrk';
+  const generator = defaultGenerator();
   const dir = mkdtempSync(join(tmpdir(), 'marketlens-bench-workers-'));
   const fake = await startGoatFake(new FakeUpstream({ keepLog: false }));
   const port = await closedPort();

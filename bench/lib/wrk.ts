@@ -10,6 +10,8 @@ export interface WrkResult {
   req_per_s: number;
   /** Requests completed in the window. */
   requests: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
   non2xx: number;
   errors: number;
 }
@@ -21,7 +23,15 @@ export function wrkAvailable(): boolean {
 
 /** One wrk window (one thread) against `url`; asynchronous, so a fake upstream in this process keeps answering. */
 export async function wrk(url: string, connections: number, duration: number): Promise<WrkResult> {
-  const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '-H', `x-api-key: ${TEST_KEY}`, url]);
+  const child = spawn('wrk', [
+    '-t1',
+    `-c${connections}`,
+    `-d${duration}s`,
+    '--latency',
+    '-H',
+    `x-api-key: ${TEST_KEY}`,
+    url,
+  ]);
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
@@ -37,7 +47,16 @@ export async function wrk(url: string, connections: number, duration: number): P
   return {
     req_per_s: rate,
     requests: number(/(\d+) requests in /),
+    latency_p50_ms: percentileMs(out, 50),
+    latency_p99_ms: percentileMs(out, 99),
     non2xx: number(/Non-2xx or 3xx responses: (\d+)/),
     errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
   };
+}
+
+/** A percentile of wrk's latency distribution (`--latency`: "  99%    2.03ms"), in ms. */
+function percentileMs(out: string, p: number): number {
+  const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(out);
+  if (!m) return NaN;
+  return Number(m[1]) * (m[2] === 'us' ? 1e-3 : m[2] === 's' ? 1e3 : 1);
 }
