@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- figure…]`: the figures of issues 10, 17, 21 and 27 (cached throughput, workers, cold path, parse, dedup, memory, status, history, fairness, product), measured in one run, printed as tables and written to
- * bench/results.json. Figures: throughput, workers, cold, parse, dedup, memory, status, history, fairness, product (all by default). Durations and sizes come
+ * `npm run bench [-- figure…]`: the figures of issues 10, 17, 21, 27 and 33 (cached throughput, workers, cold path, parse, dedup, memory, status, history, fairness, product, the outside check), measured in one run, printed as tables and written to
+ * bench/results.json. Figures: throughput, workers, cold, parse, dedup, memory, status, history, fairness, product, outside (all by default). Durations and sizes come
  * from BENCH_* variables (bench/README.md). Traffic stays on 127.0.0.1; upstreams are fakes.
  */
 import { cpus, loadavg, totalmem } from 'node:os';

@@ -1,6 +1,7 @@
 /**
- * Child process for the HTTP figures (cached throughput, load): a fake marketplace, the marketlens service and a bare
- * Fastify app serving the same bytes as a cached lookup, all on 127.0.0.1. Configured by BENCH_SERVICE_ENV (JSON of
+ * Child process for the load script (bench/load.ts): a fake marketplace, the marketlens service and a bare Fastify app
+ * serving the same bytes as a cached lookup, all on 127.0.0.1. (Figure 1 no longer uses it: it runs the start command,
+ * bench/lib/versus-bare.ts.) Configured by BENCH_SERVICE_ENV (JSON of
  * MARKETLENS_* overrides) and BENCH_LOG_LEVEL. Answers IPC messages: `rss`, `usage` (CPU and GCs so far),
  * `key` (create a key with a rate),
  * `stop`.
