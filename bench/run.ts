@@ -90,10 +90,11 @@ if (want('throughput')) {
     f.system_us_per_request,
     f.latency_p50_ms,
     f.latency_p99_ms,
+    f.errors,
   ];
   console.log(
     table(
-      ['round', 'server', 'req/s', 'CPU µs/req', 'of which kernel', 'p50 ms', 'p99 ms'],
+      ['round', 'server', 'req/s', 'CPU µs/req', 'of which kernel', 'p50 ms', 'p99 ms', 'errors'],
       r.rounds.flatMap((round, i) => [
         [String(i + 1), ...side('bare Fastify', round.bare_fastify)],
         ['', ...side('marketlens (cache hit)', round.marketlens)],

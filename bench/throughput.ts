@@ -21,6 +21,8 @@ export interface ServerFigures {
   cpu_us_per_request: number;
   /** Of which in the kernel, µs. */
   system_us_per_request: number;
+  /** Socket errors and timeouts. */
+  errors: number;
 }
 
 export interface ThroughputRound {

@@ -45,6 +45,8 @@ export interface ServerWindow {
   system_us_per_request: number;
   latency_p50_ms: number;
   latency_p99_ms: number;
+  /** Socket errors and timeouts (wrk counts a request over 2 s as one). */
+  errors: number;
 }
 
 export interface VersusBareRound {
@@ -213,7 +215,8 @@ async function window(
   const before = procCpu(pid);
   const w = await load(generator, url, connections, duration);
   const after = procCpu(pid);
-  if (w.non2xx > 0 || w.errors > 0) throw new Error(`${url}: ${w.non2xx} non-2xx answers, ${w.errors} socket errors`);
+  // A wrong answer is a broken measurement; a socket error (wrk: a request over 2 s, on a loaded machine) is reported.
+  if (w.non2xx > 0) throw new Error(`${url}: ${w.non2xx} non-2xx answers`);
   const n = Math.max(1, w.requests);
   return {
     req_per_s: round(w.req_per_s),
@@ -222,6 +225,7 @@ async function window(
     system_us_per_request: round((after.system_us - before.system_us) / n),
     latency_p50_ms: round(w.latency_p50_ms),
     latency_p99_ms: round(w.latency_p99_ms),
+    errors: w.errors,
   };
 }
 
