@@ -100,7 +100,7 @@ describe('a toy sixth marketplace', () => {
     expect(body.detail).toMatch(/not a Toy Shop host/);
   });
 
-  it("records its lookups in the price history: the history route answers the toy's prices", async () => {
+  it("records its lookups in the price history: the history route answers the toy's prices, and tracks it", async () => {
     shop.serve('/api/toys/5', { id: 5, name: 'Kite', price: 12.25 });
     expect((await app.inject({ url: '/api/v1/scraper/toy/price?query=5', headers: auth })).statusCode).toBe(200);
     await app.history.recorder.flush();
@@ -122,6 +122,15 @@ describe('a toy sixth marketplace', () => {
     expect(products.json().docs).toContainEqual(
       expect.objectContaining({ marketplace: 'toy', productId: '5', name: 'Kite', price: 12.25, currency: 'EUR' }),
     );
+    // And it can be tracked (refetched on schedule) like a built-in lookup.
+    const tracked = await app.inject({
+      method: 'POST',
+      url: '/api/v1/db/products',
+      headers: auth,
+      payload: { operation: 'toy.price', query: '5', interval: '1h' },
+    });
+    expect(tracked.statusCode, tracked.body).toBe(201);
+    expect(tracked.json()).toMatchObject({ operation: 'toy.price', params: { query: '5' }, interval: 3600 });
   });
 
   it('the doctor lists it among the built-in lookups and checks it with its probe against the shop', async () => {
