@@ -4,7 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runDoctor, formatDoctorTable, DOCTOR_DEFAULTS } from '../src/status/doctor.js';
+import { runDoctor, formatDoctorTable, probeParams } from '../src/status/doctor.js';
+import { OPERATIONS } from '../src/operations/registry.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { TEST_KEY, testConfig } from './support/app.js';
 import { CLI_COMMAND, cleanEnv } from './support/binary.js';
@@ -205,7 +206,7 @@ describe('marketlens doctor', () => {
     });
     expect(row!.ok).toBe(true);
     expect(m.fakes.sportswear.requests.some((r) => r.path.endsWith('/AR3565-103'))).toBe(true);
-    expect(DOCTOR_DEFAULTS['sportswear.product'].query).not.toBe('AR3565-103');
+    expect(probeParams(OPERATIONS['sportswear.product']).query).not.toBe('AR3565-103');
   });
 
   it('the binary: a table, exit 0 when all answer; --json and exit 1 when one fails; exit 2 on a bad --tier', async () => {

@@ -4,7 +4,7 @@
  * so prices of every marketplace are comparable. A value the record lacks is never recorded (no 0, no guess).
  */
 import type { Marketplace } from '../marketplaces/catalog.js';
-import type { OperationName } from '../operations/types.js';
+import type { OperationName } from '../operations/operation-names.js';
 
 /** Price kinds, named for what the marketplace states. */
 export const PRICE_KINDS = [

@@ -12,8 +12,8 @@ import type { LevelLog } from '../platform/logger.js';
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { cacheKey } from '../cache/cache-key.js';
-import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import type { LiveFailure, LiveResult, LiveResults } from '../operations/live-results.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import { extractObservations } from './extract/index.js';
 import type { ObservationBatch, ObservedPrice } from './observation.js';
 import type { StoreHealth } from '../store/health.js';
@@ -36,6 +36,8 @@ export interface RecorderOptions {
   count?: (result: 'written' | 'failed' | 'dropped', n: number) => void;
   /** Told when writes wait for the database and when they went through (/readyz). */
   health?: StoreHealth;
+  /** The app's marketplaces and operations: each operation's extractor, each marketplace's name (built-in by default). */
+  registry?: Registry;
 }
 
 export interface RecorderStats {
@@ -84,6 +86,7 @@ export class HistoryRecorder {
   private readonly flushMs: number;
   private readonly maxQueue: number;
   private readonly now: () => number;
+  private readonly registry: Registry;
   private closed = false;
 
   constructor(
@@ -93,6 +96,7 @@ export class HistoryRecorder {
     this.flushMs = opts.flushMs ?? 250;
     this.maxQueue = opts.maxQueue ?? 5000;
     this.now = opts.now ?? Date.now;
+    this.registry = opts.registry ?? BUILT_IN_REGISTRY;
   }
 
   /** Subscribes to the seam; returns the unsubscribe. */
@@ -179,7 +183,7 @@ export class HistoryRecorder {
       try {
         prepared.push({
           item,
-          batch: item.kind === 'result' ? (extractObservations(item.result) ?? undefined) : undefined,
+          batch: item.kind === 'result' ? (extractObservations(item.result, this.registry) ?? undefined) : undefined,
         });
       } catch (e) {
         this.refused(item, e);
@@ -214,7 +218,7 @@ export class HistoryRecorder {
         lastSuccess.set(item.key, Math.max(lastSuccess.get(item.key) ?? 0, item.result.fetchedAt));
       }
       // A few multi-row statements per flush rather than several per lookup: the write cost is per flush.
-      await writeBatches(trx, keyed, this.now());
+      await writeBatches(trx, keyed, this.now(), this.registry);
       for (const { item } of prepared) {
         // A failure older than a success of the same lookup in this flush is already superseded.
         if (item.kind === 'failure' && item.failure.at >= (lastSuccess.get(item.key) ?? 0))
@@ -298,6 +302,7 @@ async function writeBatches(
   db: Kysely<Database>,
   list: Array<{ batch: ObservationBatch; key: string }>,
   now: number,
+  registry: Registry,
 ): Promise<void> {
   if (list.length === 0) return;
   // One row per product and per variant (the latest observation wins; PostgreSQL refuses an upsert that touches a
@@ -358,7 +363,7 @@ async function writeBatches(
         }),
       );
     }
-    const site = MARKETPLACE_INFO[b.marketplace].alias;
+    const site = registry.marketplace(b.marketplace).alias;
     for (const p of b.prices) {
       prices.push(
         storableRow({

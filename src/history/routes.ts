@@ -11,7 +11,7 @@ import { cacheKey } from '../cache/cache-key.js';
 import type { Config } from '../config.js';
 import { invalidParam, MarketlensError } from '../errors.js';
 import { COSTS_ONE_REQUEST } from '../limits/http.js';
-import { getOperation } from '../operations/registry.js';
+import { BUILT_IN_REGISTRY, type Registry as MarketplaceRegistry } from '../operations/registry.js';
 import { problemResponses } from '../server/openapi.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import { createScheduler, getJob, removeJob, setJobPaused, type Scheduler } from '../schedule/index.js';
@@ -23,7 +23,7 @@ import { OMITTED_WHEN_UNKNOWN, toDoc, withoutUnknown } from './db-api/docs.js';
 import { findOptions, findPage } from './db-api/find.js';
 import { parseNestedQuery } from './db-api/nested-query.js';
 import { OPERATORS } from './db-api/where.js';
-import { RECORDED_OPERATIONS } from './extract/index.js';
+import { RECORDED_OPERATIONS, recordedOperations } from './extract/index.js';
 import { PRICE_KINDS } from './observation.js';
 import { HistoryRecorder } from './recorder.js';
 import { INTERVALS, querySeries, type Interval } from './series.js';
@@ -47,12 +47,17 @@ export interface HistoryDeps {
   guard: onRequestHookHandler;
   /** An already opened store; one is opened from the config when absent. */
   store?: Store;
+  /** The app's marketplaces and operations: whose lookups are recorded and tracked (the built-in ones by default). */
+  registry?: MarketplaceRegistry;
 }
 
 export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): Promise<void> {
   const store = deps.store ?? (await openStore(deps.config, app.log));
   const counter = historyCounter(app.marketlens.metrics.registry);
+  const registry = deps.registry ?? BUILT_IN_REGISTRY;
+  const recorded = recordedOperations(registry);
   const recorder = new HistoryRecorder(store.db, {
+    registry,
     retentionDays: deps.config.historyRetentionDays,
     log: (level, msg, ctx) => app.log[level](ctx ?? {}, msg),
     count: (result, n) => counter.inc({ result }, n),
@@ -62,7 +67,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   const stopPrune = recorder.startDailyPrune();
   const log: LevelLog = (level, msg, ctx) => app.log[level](ctx ?? {}, msg);
   const scheduler = createScheduler(deps.config, store.db, log);
-  scheduler.handle(TRACK_KIND, trackHandler(app));
+  scheduler.handle(TRACK_KIND, trackHandler(app, registry));
   app.decorate('history', { store, recorder, scheduler });
   // Jobs start once the app is ready (every route and decoration in place), never during registration.
   app.addHook('onReady', async () => scheduler.start());
@@ -105,7 +110,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       summary: 'Track a product (refetched on schedule)',
       description: TRACK_DESCRIPTION,
       security: [{ apiKey: [] }],
-      body: trackBodySchema,
+      body: withRecorded(trackBodySchema, recorded),
       response: { 201: trackedSchema, ...problemResponses([400, 401, 403, 409, 429]) },
     },
     handler: async (req, reply) => {
@@ -113,7 +118,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       const ownerKeyId = req.apiKey.id;
       const { payload, intervalMs } = isSkuTrackBody(req.body)
         ? parseSkuTrackRequest(req.body, ownerKeyId)
-        : parseTrackRequest(req.body, ownerKeyId);
+        : parseTrackRequest(req.body, ownerKeyId, registry);
       const job = await addTrackedWithinCap(
         store.db,
         store.engine,
@@ -210,11 +215,11 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
       summary: 'Price series of a lookup',
       description: HISTORY_DESCRIPTION,
       security: [{ apiKey: [] }],
-      querystring: historyQuerySchema,
+      querystring: withRecorded(historyQuerySchema, recorded),
       response: { 200: historyResponseSchema, ...problemResponses([400, 401, 403, 429]) },
     },
     handler: async (req, reply) => {
-      const h = historyParams(req.query as Record<string, unknown>);
+      const h = historyParams(req.query as Record<string, unknown>, registry);
       const series = await querySeries(store.db, h.series);
       const format = h.format ?? (wantsCsv(undefined, req.headers.accept) ? 'csv' : 'json');
       if (format === 'csv') {
@@ -275,7 +280,7 @@ const HISTORY_KEYS = ['operation', 'size', 'kind', 'from', 'to', 'interval', 'fo
 const DAY = 86_400_000;
 
 /** Splits the history route's own parameters from the lookup's, validates both; the lookup's go through its schema. */
-export function historyParams(query: Record<string, unknown>) {
+export function historyParams(query: Record<string, unknown>, registry: MarketplaceRegistry = BUILT_IN_REGISTRY) {
   const str = (k: string): string | undefined => {
     const v = query[k];
     if (v === undefined) return undefined;
@@ -283,10 +288,10 @@ export function historyParams(query: Record<string, unknown>) {
     return v;
   };
   const opName = str('operation');
-  if (!opName) throw invalidParam('operation', `is required: one of ${RECORDED_OPERATIONS.join(', ')}`);
-  const op = getOperation(opName);
-  if (!op || !RECORDED_OPERATIONS.includes(op.name))
-    throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
+  const recorded = recordedOperations(registry);
+  if (!opName) throw invalidParam('operation', `is required: one of ${recorded.join(', ')}`);
+  const op = registry.operation(opName);
+  if (!op || !recorded.includes(op.name)) throw invalidParam('operation', `must be one of ${recorded.join(', ')}`);
   const lookupParams = Object.fromEntries(
     Object.entries(query).filter(([k]) => !(HISTORY_KEYS as readonly string[]).includes(k)),
   );
@@ -503,6 +508,20 @@ function dbDescription(name: CollectionName): string {
       : '') +
     `Example: \`/api/v1/db/${name}?where[or][0][and][0][marketplace][equals]=resale-a&sort=-createdAt&limit=20\``
   );
+}
+
+/**
+ * `schema` with its `operation` listing the operations the app records: the built-in ones as written below, or the
+ * app registry's (a marketplace added with `Registry.with` is charted and tracked like a built-in one).
+ */
+function withRecorded<T extends z.ZodObject>(schema: T, recorded: string[]): T {
+  const field = schema.shape.operation as z.ZodType;
+  let operation: z.ZodType = z.enum(recorded as [string, ...string[]]);
+  if (field instanceof z.ZodOptional) operation = operation.optional();
+  if (field.description) operation = operation.describe(field.description);
+  const meta = z.globalRegistry.get(schema);
+  const extended = schema.extend({ operation });
+  return (meta ? extended.meta(meta) : extended) as unknown as T;
 }
 
 const historyQuerySchema = z.looseObject({

@@ -5,12 +5,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidParam, MarketlensError } from '../errors.js';
-import { getOperation } from '../operations/registry.js';
-import type { OperationName } from '../operations/types.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { Job } from '../schedule/index.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
-import { RECORDED_OPERATIONS } from './extract/index.js';
+import { recordedOperations } from './extract/index.js';
 
 export const TRACK_KIND = 'track';
 export const MIN_INTERVAL_S = 60;
@@ -20,7 +19,8 @@ export const DEFAULT_INTERVAL_S = 15 * 60;
 export const PRODUCT_TRACK_OPERATION = 'product';
 
 export interface TrackPayload {
-  operation: OperationName | typeof PRODUCT_TRACK_OPERATION;
+  /** An operation of the app's registry whose lookups the history records, or PRODUCT_TRACK_OPERATION. */
+  operation: string;
   /** The lookup's canonical parameters (by SKU: `sku`, `country`, `currency` as the product answer completes them). */
   params: Record<string, unknown>;
   /** The key that asked for it: its limits apply to every refetch; null when added from the CLI. */
@@ -44,13 +44,14 @@ export function parseInterval(v: unknown): number {
 export function parseTrackRequest(
   body: unknown,
   ownerKeyId: string | null,
+  registry: Registry = BUILT_IN_REGISTRY,
 ): { payload: TrackPayload; intervalMs: number } {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw invalidParam('body', 'must be a JSON object {operation, query, …, interval}');
   const { operation, interval, ...rest } = body as Record<string, unknown>;
-  const op = typeof operation === 'string' ? getOperation(operation) : undefined;
-  if (!op || !RECORDED_OPERATIONS.includes(op.name))
-    throw invalidParam('operation', `must be one of ${RECORDED_OPERATIONS.join(', ')}`);
+  const recorded = recordedOperations(registry);
+  const op = typeof operation === 'string' ? registry.operation(operation) : undefined;
+  if (!op || !recorded.includes(op.name)) throw invalidParam('operation', `must be one of ${recorded.join(', ')}`);
   // Query-string schemas coerce strings; a JSON number is given to them as its text.
   const asText = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]));
   const checked = op.params.safeParse(asText);
@@ -60,11 +61,11 @@ export function parseTrackRequest(
 }
 
 /** The `track` job: one lookup through the service, charged to the owner key. */
-export function trackHandler(app: FastifyInstance) {
+export function trackHandler(app: FastifyInstance, registry: Registry = BUILT_IN_REGISTRY) {
   return async (job: Job): Promise<void> => {
     const p = job.payload as TrackPayload;
     const bySku = p.operation === PRODUCT_TRACK_OPERATION;
-    const op = bySku ? undefined : getOperation(p.operation);
+    const op = bySku ? undefined : registry.operation(p.operation);
     if (!op && !bySku) throw new Error(`unknown operation ${p.operation}`);
     if (p.ownerKeyId) {
       const key = app.marketlens.keys.list().find((k) => k.id === p.ownerKeyId);

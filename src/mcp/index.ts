@@ -39,10 +39,7 @@ export interface McpDeps {
 export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   let tools: ResolvedTool[] | undefined;
   const resolved = () =>
-    (tools ??= resolveTools(deps.catalog, [
-      ...lookupTools(deps.registry, deps.config.resaleBProductKeys),
-      ...routeTools(deps.registry),
-    ]));
+    (tools ??= resolveTools(deps.catalog, [...lookupTools(deps.registry, deps.config), ...routeTools(deps.registry)]));
   app.decorate('mcp', {
     tools: resolved,
     // The SDK is loaded with the first MCP client, not at every start.

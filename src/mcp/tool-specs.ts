@@ -8,7 +8,7 @@
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
+import type { Config } from '../config.js';
 import type { Registry } from '../operations/registry.js';
 import { operationIdOf } from '../server/operation-routes.js';
 import type { InputOptions } from './schemas.js';
@@ -49,7 +49,7 @@ export function lookupToolName(alias: string, operation: string): string {
 }
 
 /** One tool per lookup operation of the registry. */
-export function lookupTools(registry: Registry, resaleBProductKeys: 'snake' | 'camel' | undefined): ToolDeclaration[] {
+export function lookupTools(registry: Registry, config: Config): ToolDeclaration[] {
   return registry.operations.map((op) => {
     const { alias, site } = registry.marketplace(op.marketplace);
     return {
@@ -57,7 +57,7 @@ export function lookupTools(registry: Registry, resaleBProductKeys: 'snake' | 'c
       operationId: operationIdOf(op),
       title: `${site}: ${op.summary}`,
       annotations: { ...LOOKUP, idempotentHint: true },
-      output: op.name === 'resale-b.product' && resaleBProductKeys === 'camel' ? productCamelRecordSchema : op.record,
+      output: op.answerForm?.chosenBy(config) ? op.answerForm.schema : op.record,
       summarize: summarizeRecord(site, op),
     };
   });

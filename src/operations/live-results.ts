@@ -7,9 +7,10 @@
  */
 import type { FetchTier } from '../upstream/fetch-tier.js';
 import type { MarketlensError } from '../errors.js';
-import type { LookupIdentity, OperationName } from './types.js';
+import type { LookupIdentity } from './lookup-identity.js';
+import type { OperationName } from './operation-names.js';
 
-export type { LookupIdentity } from './types.js';
+export type { LookupIdentity } from './lookup-identity.js';
 
 /**
  * What the fetch took, per lookup (the status reports it per operation). Set by the lookup service on every event;

@@ -5,22 +5,14 @@
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Marketplace } from '../marketplaces/catalog.js';
+import type { ObservationBatch } from '../history/observation.js';
 import type { HttpClient, RequestContext } from '../upstream/http-client.js';
+import type { LiveResult } from './live-results.js';
+import type { RecordIdentity } from './lookup-identity.js';
+import type { OperationName } from './operation-names.js';
 
-export const OPERATION_NAMES = [
-  'watchmarket.finder',
-  'watchmarket.search',
-  'resale-a.search',
-  'resale-a.product',
-  'resale-b.prices',
-  'resale-b.product',
-  'sportswear.product',
-  'electronics.product',
-  // Beyond the spec (CONTRACT §8).
-  'resale-a.trends',
-  'resale-b.search',
-] as const;
-export type OperationName = (typeof OPERATION_NAMES)[number];
+export { OPERATION_NAMES, type OperationName } from './operation-names.js';
+export type { LookupIdentity, RecordIdentity } from './lookup-identity.js';
 
 /** Which TTL applies (CONTRACT: prices 60 s, products 15 min, searches 5 min, finder 24 h by default). */
 export type CacheClass = 'prices' | 'products' | 'searches' | 'finder';
@@ -67,6 +59,18 @@ export interface Operation<
   cacheClass: CacheClass;
   /** Example parameters and a response for the OpenAPI document. */
   example?: { params: Record<string, string>; response: unknown };
+  /**
+   * The lookup `marketlens doctor` and the canaries run: a product or search known to exist, cheap (one product,
+   * page 1, the marketplace's default country). Absent: the example's parameters, when those are such a lookup.
+   */
+  probe?: Record<string, string>;
+  /**
+   * What the price history records of one live result: products, sizes and prices (src/history/observation.ts).
+   * Absent: the operation records nothing (the finder has no prices).
+   */
+  history?(result: LiveResult): ObservationBatch;
+  /** Another form of the answer, which the configuration may choose over the record's own (GOAT's camelCase keys). */
+  answerForm?: AnswerForm;
   /** Fetches every upstream body the parser needs. Never parses beyond what is needed to plan further requests. */
   fetch(ctx: FetchContext, params: P): Promise<B>;
   /**
@@ -95,6 +99,18 @@ export interface Operation<
   bodiesFromFiles(files: SavedFile[], params: P): B;
 }
 
+/** An answer form an operator may choose: the cache keeps the record; the form is made on the way out. */
+export interface AnswerForm {
+  /** Whether the configuration asks for this form (e.g. MARKETLENS_RESALE_B_PRODUCT_KEYS=camel). */
+  chosenBy(config: Config): boolean;
+  /** The record's JSON, as cached → the body sent. */
+  fromRecordJson(json: string): string;
+  /** The answer in this form: documented in OpenAPI beside the record, and the MCP tool's output when chosen. */
+  schema: z.ZodType;
+  /** Which form is served when (the description of the documented answer). */
+  description: string;
+}
+
 /** What `resolveParams` (and helpers such as `findGoatProduct`) may do: run another lookup on the normal path. */
 export interface ResolveContext {
   /** The record of `op` for `params` (validated with the operation's schema first, defaults applied). */
@@ -113,23 +129,6 @@ export interface Parsed<R> {
   /** Record parts (dotted paths) left null because their source failed. */
   missing: string[];
 }
-
-/** What a lookup is about, independent of how the caller spelled it (a GOAT URL and its slug are one identity). */
-export interface LookupIdentity {
-  marketplace: Marketplace;
-  operation: OperationName;
-  /** Canonical product id (product operations) or a canonical search key (search operations). */
-  id: string;
-  /** The request's country (ISO 3166-1 alpha-2, upper case) when the operation has one, else null. */
-  country: string | null;
-  /** ISO 4217 code of every price in the record, when the operation knows it, else null. */
-  currency: string | null;
-  /** The request's locale (`en-US` form) when the operation has one, else null. */
-  locale: string | null;
-}
-
-/** The record-dependent part of a lookup's identity (the operation adds marketplace and name). */
-export type RecordIdentity = Omit<LookupIdentity, 'marketplace' | 'operation'>;
 
 /** A parse result with nothing missing. */
 export function complete<R>(record: R): Parsed<R> {

@@ -338,7 +338,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       cacheSeries(operation, result).inc();
       status.onCacheAnswer(operation, result);
     },
-    resaleBProductKeys: config.resaleBProductKeys,
+    config,
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
   // Alerts share the app's database; their delivery loop stops (in its own onClose, registered first) before it closes.
@@ -350,10 +350,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     engine: deps.alerts,
   });
   liveResults.onFailure((failure) => alerts.handleFailure(failure));
-  await registerHistory(app, { config, guard, store });
+  await registerHistory(app, { config, guard, store, registry });
   registerProducts(app, { lookup, deadlineMs: config.deadlineMs, guard, registry });
   // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
-  await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs });
+  await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs, registry });
   app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
   registerProductWatch(app, { guard, answerProduct: deps.answerProduct });
   registerDashboard(app, { sessions, guard });

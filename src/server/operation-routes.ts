@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { z } from 'zod';
+import type { Config } from '../config.js';
 import { invalidParam } from '../errors.js';
-import { camelProductJson, productCamelRecordSchema } from '../marketplaces/resale-b/camel-keys.js';
 import type { LookupResult, LookupService } from '../operations/lookup.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { AnyOperation } from '../operations/types.js';
@@ -35,23 +35,20 @@ export interface OperationRouteDeps {
   guard: onRequestHookHandler;
   /** Counts how each lookup was answered (X-Cache), for /metrics. */
   onCacheResult?: (operation: string, result: LookupResult['cache']) => void;
-  /** MARKETLENS_RESALE_B_PRODUCT_KEYS: GOAT products in the spec's snake_case or GOAT's camelCase. */
-  resaleBProductKeys?: 'snake' | 'camel';
+  /** The configuration, which may choose an operation's other answer form (`answerForm`: GOAT's camelCase keys). */
+  config?: Config;
 }
 
-/** Operations whose answer is re-keyed on the way out (the cache keeps the canonical record). */
+/** The answer form the configuration chose for an operation (the cache keeps the record), or undefined. */
 function presenter(op: AnyOperation, deps: OperationRouteDeps): ((json: string) => string) | undefined {
-  if (op.name === 'resale-b.product' && deps.resaleBProductKeys === 'camel') return camelProductJson;
-  return undefined;
+  return deps.config && op.answerForm?.chosenBy(deps.config) ? op.answerForm.fromRecordJson : undefined;
 }
 
-/** The documented 200 body: the record, and for GOAT products the camelCase form as an alternate shape. */
+/** The documented 200 body: the record, and an operation's other answer form as an alternate shape. */
 function okSchema(op: AnyOperation): z.ZodType {
   const record = op.example ? op.record.meta({ examples: [op.example.response] }) : op.record;
-  if (op.name !== 'resale-b.product') return record;
-  return z
-    .union([record, productCamelRecordSchema])
-    .describe("snake_case (the spec, default) or, with MARKETLENS_RESALE_B_PRODUCT_KEYS=camel, GOAT's camelCase keys");
+  if (!op.answerForm) return record;
+  return z.union([record, op.answerForm.schema]).describe(op.answerForm.description);
 }
 
 /**

@@ -10,12 +10,11 @@
  */
 import type { Kysely } from 'kysely';
 import type { LookupService } from '../operations/lookup.js';
-import { OPERATIONS } from '../operations/registry.js';
-import { OPERATION_NAMES } from '../operations/types.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { Job, Scheduler } from '../schedule/index.js';
 import type { Database } from '../store/schema.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
-import { DOCTOR_DEFAULTS } from './doctor.js';
+import { probeParams } from './doctor.js';
 
 export const CANARY_KIND = 'canary';
 /** The one canary job's id: a fixed one, so several instances writing it at start make one job, not several. */
@@ -32,6 +31,7 @@ export class Canaries {
     private readonly lookup: LookupService,
     private readonly log: CanaryLog,
     private readonly now: () => number = Date.now,
+    private readonly registry: Registry = BUILT_IN_REGISTRY,
   ) {}
 
   /** Shutdown: the running round starts no further lookup (the scheduler waits for the one in flight). */
@@ -55,15 +55,15 @@ export class Canaries {
    * scheduled lane.
    */
   async round(until = Infinity): Promise<void> {
-    for (const name of OPERATION_NAMES) {
+    for (const op of this.registry.operations) {
+      const name = op.name;
       if (this.stopped) return;
       if (this.now() >= until) {
         this.log.warn({ canary: name }, 'canary round ran out of its interval; the rest waits for the next round');
         return;
       }
-      const op = OPERATIONS[name];
       try {
-        const params = op.params.parse(DOCTOR_DEFAULTS[name]);
+        const params = op.params.parse(probeParams(op));
         // Scheduled lane: a canary never makes a caller wait for an upstream slot.
         await this.lookup.run(op, params, { maxAgeSeconds: 0, lane: 'scheduled' });
       } catch (e) {
@@ -116,6 +116,8 @@ export interface CanaryDeps {
   /** MARKETLENS_CANARY_INTERVAL in ms; null = off. */
   intervalMs: number | null;
   log: CanaryLog;
+  /** The marketplaces and operations to probe (the built-in ones by default). */
+  registry?: Registry;
 }
 
 /**
@@ -124,7 +126,7 @@ export interface CanaryDeps {
  * kinds it does not handle, which would fight an instance that has them on (set the variable alike everywhere).
  */
 export async function registerCanaries(deps: CanaryDeps): Promise<Canaries> {
-  const canaries = new Canaries(deps.lookup, deps.log);
+  const canaries = new Canaries(deps.lookup, deps.log, Date.now, deps.registry);
   deps.scheduler.handle(CANARY_KIND, (job) => canaries.run(job));
   await syncCanaryJob(deps.db, deps.intervalMs);
   return canaries;

@@ -1,7 +1,7 @@
 /** `marketlens doctor [operation…] [operation.param=value…] [--tier T] [--json]`: argument parsing and output. */
 import { UsageError } from '../usage-error.js';
 import { FETCH_TIERS, type Config, type FetchTier } from '../config.js';
-import { OPERATION_NAMES, type OperationName } from '../operations/types.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import { formatDoctorTable, runDoctor, type DoctorOptions } from './doctor.js';
 
 export const DOCTOR_USAGE =
@@ -9,10 +9,14 @@ export const DOCTOR_USAGE =
 
 export class DoctorUsageError extends UsageError {}
 
-export function parseDoctorArgs(args: string[]): { json: boolean; options: DoctorOptions } {
-  const options: DoctorOptions = {};
-  const params: Partial<Record<OperationName, Record<string, string>>> = {};
-  const only: OperationName[] = [];
+export function parseDoctorArgs(
+  args: string[],
+  registry: Registry = BUILT_IN_REGISTRY,
+): { json: boolean; options: DoctorOptions } {
+  const names = registry.operations.map((op) => op.name);
+  const options: DoctorOptions = { registry };
+  const params: Record<string, Record<string, string>> = {};
+  const only: string[] = [];
   let json = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -22,10 +26,10 @@ export function parseDoctorArgs(args: string[]): { json: boolean; options: Docto
       if (!t || !(FETCH_TIERS as readonly string[]).includes(t))
         throw new DoctorUsageError(`--tier must be one of ${FETCH_TIERS.join(', ')}`);
       options.tier = t as FetchTier;
-    } else if ((OPERATION_NAMES as readonly string[]).includes(a)) only.push(a as OperationName);
+    } else if (names.includes(a)) only.push(a);
     else {
       const eq = a.indexOf('=');
-      const name = OPERATION_NAMES.find((n) => a.startsWith(`${n}.`));
+      const name = names.find((n) => a.startsWith(`${n}.`));
       if (eq < 0 || !name || eq <= name.length + 1)
         throw new DoctorUsageError(`Unexpected "${a}". Usage: ${DOCTOR_USAGE}`);
       (params[name] ??= {})[a.slice(name.length + 1, eq)] = a.slice(eq + 1);

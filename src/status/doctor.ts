@@ -5,35 +5,23 @@
  */
 import type { Config, FetchTier } from '../config.js';
 import { MarketlensError, isMarketlensError } from '../errors.js';
-import { type Marketplace } from '../marketplaces/catalog.js';
-import { OPERATIONS } from '../operations/registry.js';
-import { OPERATION_NAMES, type Operation, type OperationName } from '../operations/types.js';
+import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
+import type { AnyOperation } from '../operations/types.js';
 import { createHttpClient } from '../upstream/create-client.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import type { UpstreamEvent } from '../upstream/observer.js';
 import { proxiesFor } from '../upstream/tiers.js';
 
 /**
- * The lookups the doctor and the canaries run by default: products and searches known to exist, chosen to be cheap
- * (one product, page 1, the marketplace's default country). Override one with `<operation>.<param>=<value>`.
+ * The parameters of the lookup the doctor and the canaries run for an operation: its own `probe` (a product or search
+ * known to exist, cheap), else its documented example. Override one with `<operation>.<param>=<value>`.
  */
-export const DOCTOR_DEFAULTS: Record<OperationName, Record<string, string>> = {
-  'watchmarket.finder': { query: 'dial numbers' },
-  'watchmarket.search': { query: 'Rolex Submariner' },
-  'resale-a.search': { query: 'yeezy slide slate grey' },
-  'resale-a.product': { query: 'nike-x-stussy-bucket-hat-black' },
-  'resale-a.trends': { sort_by: 'most_active' },
-  // Product template 1341930 is the Tazz slipper of the captures (../shared/upstream-samples/goat).
-  'resale-b.prices': { query: '1341930' },
-  'resale-b.product': { query: 'tazz-slipper-kids-sand-1143776k-san' },
-  // The Tazz slipper's SKU: its hit is the template above.
-  'resale-b.search': { query: '1143776K-SAN', limit: '5' },
-  'sportswear.product': { query: 'DD1391-100' },
-  'electronics.product': { query: '6534615' },
-};
+export function probeParams(op: AnyOperation): Record<string, string> {
+  return op.probe ?? op.example?.params ?? {};
+}
 
 export interface DoctorRow {
-  operation: OperationName;
+  operation: string;
   ok: boolean;
   /** The error code (CONTRACT §3) when the lookup failed, `tier_unavailable` when the asked tier is not configured. */
   code: string | null;
@@ -54,10 +42,12 @@ export interface DoctorRow {
 export interface DoctorOptions {
   /** Only this tier, for every marketplace (`--tier`). */
   tier?: FetchTier;
-  /** Parameters that replace the defaults of an operation. */
-  params?: Partial<Record<OperationName, Record<string, string>>>;
-  /** Operations to run (default: all). */
-  operations?: OperationName[];
+  /** Parameters that replace the probe's, by operation. */
+  params?: Record<string, Record<string, string>>;
+  /** Operations to run (default: all of the registry's). */
+  operations?: string[];
+  /** The marketplaces and operations to check (the built-in ones by default). */
+  registry?: Registry;
   /** The client to use (tests, the canaries); by default one made from the configuration and closed afterwards. */
   http?: HttpClient;
   /** Receives this run's upstream events when `http` is given (the caller wired the client's observer to it). */
@@ -73,7 +63,7 @@ export function withOnlyTier(config: Config, tier: FetchTier): Config {
 }
 
 /** Why `tier` cannot run for `mp` under `config`, or undefined when it can. */
-export function tierUnavailable(config: Config, mp: Marketplace, tier: FetchTier): string | undefined {
+export function tierUnavailable(config: Config, mp: string, tier: FetchTier): string | undefined {
   if (tier === 'proxy' && proxiesFor(config, mp).length === 0) return 'no proxies configured (MARKETLENS_PROXY_URLS)';
   if (tier === 'unblocker' && !config.unblockerUrl) return 'MARKETLENS_UNBLOCKER_URL is not set';
   if (tier === 'browser' && !config.browserPath) return 'no browser (MARKETLENS_BROWSER_PATH)';
@@ -83,13 +73,17 @@ export function tierUnavailable(config: Config, mp: Marketplace, tier: FetchTier
 export async function runDoctor(base: Config, options: DoctorOptions = {}): Promise<DoctorRow[]> {
   const config = options.tier ? withOnlyTier(base, options.tier) : base;
   let current: ((e: UpstreamEvent) => void) | undefined;
-  const own = options.http ? undefined : createHttpClient(config, { onUpstream: (e) => current?.(e) });
+  const registry = options.registry ?? BUILT_IN_REGISTRY;
+  const own = options.http
+    ? undefined
+    : createHttpClient(config, { onUpstream: (e) => current?.(e) }, { marketplaces: registry.marketplaces });
   const stopListening = options.events?.listen((e) => current?.(e));
   const http = options.http ?? own!;
   const rows: DoctorRow[] = [];
   try {
-    for (const name of options.operations ?? OPERATION_NAMES) {
-      const op = OPERATIONS[name];
+    for (const name of options.operations ?? registry.operations.map((op) => op.name)) {
+      const op = registry.operation(name);
+      if (!op) throw new Error(`unknown operation ${name}`);
       const skip = options.tier ? tierUnavailable(config, op.marketplace, options.tier) : undefined;
       if (skip) {
         rows.push(emptyRow(name, 'tier_unavailable', `--tier ${options.tier}: ${skip}`));
@@ -103,7 +97,7 @@ export async function runDoctor(base: Config, options: DoctorOptions = {}): Prom
         if (e.outcome.startsWith('http_')) tally.tier = e.tier as FetchTier;
       };
       rows.push({
-        ...(await checkOne(config, http, name, options.params?.[name])),
+        ...(await checkOne(config, http, op, options.params?.[name])),
         tier: tally.tier,
         upstream_requests: tally.requests,
         bytes: tally.bytes,
@@ -123,13 +117,13 @@ type Checked = Omit<DoctorRow, 'tier' | 'upstream_requests' | 'bytes'>;
 async function checkOne(
   config: Config,
   http: HttpClient,
-  name: OperationName,
+  op: AnyOperation,
   override?: Record<string, string>,
 ): Promise<Checked> {
-  const op: Operation = OPERATIONS[name];
+  const name = op.name;
   const t0 = performance.now();
   const elapsed = () => Math.round(performance.now() - t0);
-  const parsedParams = op.params.safeParse({ ...DOCTOR_DEFAULTS[name], ...override });
+  const parsedParams = op.params.safeParse({ ...probeParams(op), ...override });
   if (!parsedParams.success) {
     const message = parsedParams.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     return {
@@ -194,7 +188,7 @@ async function checkOne(
   };
 }
 
-function emptyRow(operation: OperationName, code: string, message: string): DoctorRow {
+function emptyRow(operation: string, code: string, message: string): DoctorRow {
   return {
     operation,
     ok: false,

@@ -10,6 +10,7 @@ import type { LiveResults } from '../operations/live-results.js';
 import type { HttpClient } from '../upstream/http-client.js';
 import { problemResponses } from '../server/openapi.js';
 import type { LookupService } from '../operations/lookup.js';
+import type { Registry } from '../operations/registry.js';
 import { StatusAggregator } from './aggregator.js';
 import { registerCanaries } from './canaries.js';
 import { renderStatusPage } from './page.js';
@@ -98,7 +99,7 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): StatusAg
  */
 export async function registerStatusCanaries(
   app: FastifyInstance,
-  deps: { lookup: LookupService; intervalMs: number | null },
+  deps: { lookup: LookupService; intervalMs: number | null; registry?: Registry },
 ): Promise<void> {
   const canaries = await registerCanaries({
     scheduler: app.history.scheduler,
@@ -106,6 +107,7 @@ export async function registerStatusCanaries(
     lookup: deps.lookup,
     intervalMs: deps.intervalMs,
     log: app.log,
+    registry: deps.registry,
   });
   // preClose runs before every onClose: the running round stops starting lookups, the scheduler's stop waits for it.
   app.addHook('preClose', async () => canaries.stop());

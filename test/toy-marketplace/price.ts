@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MarketlensError, upstreamChanged } from '../../src/errors.js';
 import { complete, type Operation } from '../../src/operations/types.js';
 import { expectOk } from '../../src/upstream/expect.js';
+import { extractToyPrice } from './history-extract.js';
 import { toyDescriptor } from './marketplace.js';
 
 const params = z
@@ -17,7 +18,7 @@ const record = z
   .object({ id: z.string(), name: z.string(), price: z.number().nullable(), currency: z.string() })
   .strict();
 type Params = z.output<typeof params>;
-type ToyPrice = z.output<typeof record>;
+export type ToyPrice = z.output<typeof record>;
 
 export const toyPrice: Operation<Params, string, ToyPrice, 'toy.price', 'toy'> = {
   name: 'toy.price',
@@ -28,6 +29,9 @@ export const toyPrice: Operation<Params, string, ToyPrice, 'toy.price', 'toy'> =
   params,
   record,
   cacheClass: 'prices',
+  // The toy the doctor and the canaries look up (its fake shop answers it in the tests).
+  probe: { query: '42' },
+  history: extractToyPrice,
   async fetch(ctx, p) {
     const res = await ctx.http.request(
       { url: `https://www.toyshop.example/api/toys/${p.query}`, expect: 'json', label: 'toy' },

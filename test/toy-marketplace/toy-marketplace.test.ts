@@ -1,17 +1,19 @@
 /**
  * Adding a sixth marketplace touches only its folder and one registry line (the `with` below): this test-only toy
  * gets its routes (neutral and alias), its configuration variables, the SSRF guard on its hosts, warm-up, the block
- * judge with its own marker, the cache and the live-result seam — with no edit anywhere else.
+ * judge with its own marker, the cache and the live-result seam, its price history and its doctor check — with no
+ * edit anywhere else.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import type { LiveResult } from '../../src/operations/live-results.js';
 import { BUILT_IN_REGISTRY } from '../../src/operations/registry.js';
 import { buildApp } from '../../src/server/app.js';
+import { runDoctor } from '../../src/status/doctor.js';
 import { auth, TEST_KEY } from '../support/app.js';
 import { FakeUpstream } from '../support/fake-upstream.js';
 import { expectProblem } from '../support/problem.js';
@@ -22,11 +24,12 @@ const registry = BUILT_IN_REGISTRY.with(toyMarketplace);
 describe('a toy sixth marketplace', () => {
   const shop = new FakeUpstream();
   let app: FastifyInstance;
+  let config: Config;
   const results: LiveResult[] = [];
 
   beforeAll(async () => {
     await shop.start();
-    const config = loadConfig(
+    config = loadConfig(
       {
         MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'marketlens-toy-')),
         MARKETLENS_API_KEYS: TEST_KEY,
@@ -95,6 +98,58 @@ describe('a toy sixth marketplace', () => {
       'upstream_error',
     );
     expect(body.detail).toMatch(/not a Toy Shop host/);
+  });
+
+  it("records its lookups in the price history: the history route answers the toy's prices, and tracks it", async () => {
+    shop.serve('/api/toys/5', { id: 5, name: 'Kite', price: 12.25 });
+    expect((await app.inject({ url: '/api/v1/scraper/toy/price?query=5', headers: auth })).statusCode).toBe(200);
+    await app.history.recorder.flush();
+    const res = await app.inject({ url: '/api/v1/history?operation=toy.price&query=5', headers: auth });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ operation: 'toy.price', params: { query: '5' } });
+    expect(body.series).toEqual([
+      {
+        label: expect.any(String),
+        size: null,
+        kind: 'current_price',
+        condition: null,
+        currency: 'EUR',
+        points: [{ t: expect.any(String), min: 12.25, max: 12.25, last: 12.25, count: 1 }],
+      },
+    ]);
+    const products = await app.inject({ url: '/api/v1/db/products?where[marketplace][equals]=toy', headers: auth });
+    expect(products.json().docs).toContainEqual(
+      expect.objectContaining({ marketplace: 'toy', productId: '5', name: 'Kite', price: 12.25, currency: 'EUR' }),
+    );
+    // And it can be tracked (refetched on schedule) like a built-in lookup.
+    const tracked = await app.inject({
+      method: 'POST',
+      url: '/api/v1/db/products',
+      headers: auth,
+      payload: { operation: 'toy.price', query: '5', interval: '1h' },
+    });
+    expect(tracked.statusCode, tracked.body).toBe(201);
+    expect(tracked.json()).toMatchObject({ operation: 'toy.price', params: { query: '5' }, interval: 3600 });
+  });
+
+  it('the doctor lists it among the built-in lookups and checks it with its probe against the shop', async () => {
+    // A tier this configuration lacks (MARKETLENS_BROWSER_PATH=none): every lookup is listed, none leaves the machine.
+    const listed = await runDoctor(config, { registry, tier: 'browser' });
+    expect(listed.map((r) => r.operation)).toEqual(registry.operations.map((op) => op.name));
+    expect(listed.at(-1)).toMatchObject({ operation: 'toy.price', code: 'tier_unavailable' });
+
+    shop.serve('/api/toys/42', { id: 42, name: 'Robot', price: 19.5 });
+    const [row] = await runDoctor(config, { registry, operations: ['toy.price'] });
+    expect(row).toMatchObject({
+      operation: 'toy.price',
+      ok: true,
+      tier: 'direct',
+      record_valid: true,
+      null_fields: [],
+    });
+    expect(row!.upstream_requests).toBe(1);
+    expect(shop.requests.map((r) => r.path)).toContain('/api/toys/42');
   });
 
   it('is documented in OpenAPI under its site, and the built-in marketplaces are still there', async () => {

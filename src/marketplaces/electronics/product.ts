@@ -8,6 +8,7 @@ import { fetchElectronicsBodies } from './fetch.js';
 import { electronicsProductSchema } from './schema.js';
 import { canonicalQuery, parseProductQuery } from './sku.js';
 import { refineWith } from '../../operations/refine-with.js';
+import { extractElectronicsProduct } from './history-extract.js';
 
 const params = z
   .object({
@@ -47,6 +48,8 @@ export const electronicsProduct = defineOperation({
     return { record, missing };
   },
   canonicalParams: (p) => ({ query: canonicalQuery(parseProductQuery(p.query)) }),
+  probe: { query: '6534615' },
+  history: extractElectronicsProduct,
   // Best Buy is the US store: prices in USD.
   identify: (record, p) => ({
     id: record.pricing?.sku_price_domain?.sku_id ?? canonicalQuery(parseProductQuery(p.query)),

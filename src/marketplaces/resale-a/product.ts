@@ -24,6 +24,7 @@ import { parseProductWithSource, slugOfPageUrl, type ProductBodies } from './par
 import { parseProductQuery, type ProductRef } from './query-input.js';
 import { productSchema } from './schema.js';
 import { STOCKX_ORIGIN, fetchProductPage, postGraphql, productPageUrl } from './upstream.js';
+import { extractResaleAProduct } from './history-extract.js';
 
 const params = z
   .object({
@@ -182,6 +183,9 @@ export const resaleAProduct = defineOperation({
     if (p.language !== undefined) canonical.language = completeLanguage(p.language, p.country ?? 'US');
     return canonical;
   },
+  // Without the example's locale: the marketplace's default country.
+  probe: { query: 'nike-x-stussy-bucket-hat-black' },
+  history: extractResaleAProduct,
   identify: (record, p) => {
     const locale = resolveLocale(p);
     return { id: record.id, country: locale.country, currency: locale.currency, locale: locale.language };

@@ -9,6 +9,7 @@ import { searchText } from './query-input.js';
 import { refineWith } from '../../operations/refine-with.js';
 import { searchRecordSchema } from './schema.js';
 import { STOCKX_ORIGIN, postGraphql } from './upstream.js';
+import { extractResaleASearch } from './history-extract.js';
 
 const params = z
   .object({
@@ -92,6 +93,7 @@ export const resaleASearch = defineOperation({
     const text = searchText(p.query);
     return text === '' ? {} : { query: text };
   },
+  history: extractResaleASearch,
   // Searches run in StockX's default locale (US, en-US); hits carry no prices.
   identify: (_record, p) => ({ id: searchText(p.query), country: 'US', currency: null, locale: 'en-US' }),
   bodiesFromFiles(files) {

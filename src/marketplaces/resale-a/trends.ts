@@ -59,6 +59,7 @@ export const resaleATrends = defineOperation({
     });
   },
   parse: (body: string, p) => resaleASearch.parse(body, { query: p.query }),
+  probe: { sort_by: 'most_active' },
   identify: (_record, p) => ({
     id: `${p.sort_by}:${searchText(p.query)}`,
     country: p.country ?? 'US',

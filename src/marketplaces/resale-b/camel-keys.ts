@@ -5,6 +5,7 @@
  * of the snake_case rule (util/snake-case.ts) and of the two names the spec neutralises.
  */
 import { z } from 'zod';
+import type { AnswerForm } from '../../operations/types.js';
 import { PRODUCT_KEY_RENAMES, productRecordSchema } from './schema.js';
 
 /** Spec name → GOAT's key, for the two names that are not the naive rule's. */
@@ -62,3 +63,11 @@ export const productCamelRecordSchema = camelSchema(productRecordSchema, false).
     "The same product with GOAT's own camelCase keys (`brandName`, `isAliasResellable`, `applePayOnlyPromo` …), " +
     'served when the operator sets MARKETLENS_RESALE_B_PRODUCT_KEYS=camel (the form Retailed served in 2024).',
 });
+
+/** The product's answer form chosen by MARKETLENS_RESALE_B_PRODUCT_KEYS=camel (routes, OpenAPI and MCP read it). */
+export const camelProductAnswer: AnswerForm = {
+  chosenBy: (config) => config.resaleBProductKeys === 'camel',
+  fromRecordJson: camelProductJson,
+  schema: productCamelRecordSchema,
+  description: "snake_case (the spec, default) or, with MARKETLENS_RESALE_B_PRODUCT_KEYS=camel, GOAT's camelCase keys",
+};

@@ -7,6 +7,7 @@ import { GOAT_ORIGIN } from './hosts.js';
 import { isSkuQuery, isSlugQuery, isTemplateId, requireGoatProduct } from './find.js';
 import { parseBuyBarData } from './parse.js';
 import { RESALE_B_COUNTRIES, pricesRecordSchema } from './schema.js';
+import { extractResaleBPrices } from './history-extract.js';
 
 export { GOAT_ORIGIN } from './hosts.js';
 
@@ -89,6 +90,7 @@ export const resaleBPrices = defineOperation({
   parse(body: string) {
     return complete(parseBuyBarData(body));
   },
+  history: extractResaleBPrices,
   identify: (_record, p) => {
     const { countryCode, currency } = RESALE_B_COUNTRIES[p.country];
     return { id: p.query, country: countryCode, currency, locale: null };

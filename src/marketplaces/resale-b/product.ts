@@ -4,11 +4,13 @@ import { MarketlensError, invalidParam } from '../../errors.js';
 import { complete, defineOperation } from '../../operations/types.js';
 import { expectOk } from '../../upstream/expect.js';
 import { parseMarketplaceUrl } from '../../upstream/url-guard.js';
+import { camelProductAnswer } from './camel-keys.js';
 import { isSkuQuery, requireGoatProduct } from './find.js';
 import { isNotFoundPage, parseProductBody } from './parse.js';
 import { GOAT_ORIGIN } from './prices.js';
 import { PRODUCT_EXAMPLE } from './product-example.js';
 import { productRecordSchema } from './schema.js';
+import { extractResaleBProduct } from './history-extract.js';
 
 /** The two storefront sections that have product pages. */
 export type GoatSection = 'sneakers' | 'apparel';
@@ -129,6 +131,10 @@ export const resaleBProduct = defineOperation({
   // A storefront URL and its bare slug name one product: one cache entry, one upstream fetch.
   // A SKU not yet resolved (a cache probe before `resolveParams`) keys as itself.
   canonicalParams: (p) => ({ query: isSkuQuery(p.query) ? p.query.trim() : resolveProductQuery(p.query).slug }),
+  // The example is illustrative; the probe is the Tazz slipper of the captures (template 1341930, as the prices').
+  probe: { query: 'tazz-slipper-kids-sand-1143776k-san' },
+  history: extractResaleBProduct,
+  answerForm: camelProductAnswer,
   // The product template id, which resale-b.prices takes as its query: both lookups share the identity.
   identify: (record) => ({ id: String(record.id), country: null, currency: null, locale: null }),
   bodiesFromFiles(files) {

@@ -12,6 +12,7 @@ import type { UpstreamResponse } from '../../upstream/http-client.js';
 import { CONSTRUCTOR_KEY, CONSTRUCTOR_ORIGIN, GOAT_ORIGIN } from './hosts.js';
 import { parseGoatSearch, searchSourceOf, type GoatSearchBodies, type GoatSearchSource } from './parse-search.js';
 import { goatSearchRecordSchema } from './search-schema.js';
+import { extractResaleBSearch } from './history-extract.js';
 
 /** Hits per page when `limit` is not given: what GOAT's search page asks for. */
 export const DEFAULT_SEARCH_LIMIT = 12;
@@ -158,6 +159,9 @@ export const resaleBSearch = defineOperation({
   },
   // GOAT's search ignores case and repeated spaces: `DN3707-100` and `dn3707-100` make one cache entry, one fetch.
   canonicalParams: (p) => ({ ...p, query: p.query.trim().replace(/\s+/g, ' ').toLowerCase() }),
+  // The Tazz slipper's SKU: its hit is the template of the prices' example.
+  probe: { query: '1143776K-SAN', limit: '5' },
+  history: extractResaleBSearch,
   // Hits carry their own currency; the search itself is GOAT's US storefront.
   identify: (_record, p) => ({ id: p.query, country: 'US', currency: null, locale: null }),
   bodiesFromFiles(files) {

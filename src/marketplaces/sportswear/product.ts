@@ -13,6 +13,7 @@ import { nullPaths } from './record-parts.js';
 import { NIKE_ORIGIN, resolveProductTarget, styleColorOfUrl } from './product-url.js';
 import { productSchema } from './schema.js';
 import { acceptLanguage, normaliseCountry } from './storefronts.js';
+import { extractSportswearProduct } from './history-extract.js';
 
 /** What `fetch` hands to `parse`: the page and the URL it finally came from. */
 export interface ProductPageBodies {
@@ -157,6 +158,8 @@ export const sportswearProduct = defineOperation({
     if (t.language === null) return { query: t.styleColor, country: t.country };
     return { query: `${NIKE_ORIGIN}/${t.country.toLowerCase()}/${t.language}/t/-/${t.styleColor}` };
   },
+  probe: { query: 'DD1391-100' },
+  history: extractSportswearProduct,
   identify: (record, p) => {
     const t = resolveProductTarget(p.query, p.country);
     return {

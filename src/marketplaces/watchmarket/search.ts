@@ -20,6 +20,7 @@ import {
   pageSizeOf,
   searchParamsSchema,
 } from './search-params.js';
+import { extractWatchmarketSearch } from './history-extract.js';
 
 const DESCRIPTION = `Searches Chrono24 listings and parses the results page (Chrono24 has no JSON search API).
 
@@ -105,6 +106,9 @@ export const watchmarketSearch = defineOperation({
     return complete(p.limit === undefined ? result : cutToLimit(result, p.limit));
   },
   canonicalParams: canonicalSearchParams,
+  // The example's currency and dial filter make another lookup: the probe is the plain search.
+  probe: { query: 'Rolex Submariner' },
+  history: extractWatchmarketSearch,
   // Prices show a symbol (`$`); the requested currency is their ISO 4217 code. The site's language follows the domain.
   identify: (_record, p) => ({
     id: searchKey(canonicalSearchParams(p)),

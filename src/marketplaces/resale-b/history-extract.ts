@@ -1,9 +1,9 @@
 /** GOAT (resale-b): the buy bar (per size and condition, amounts in cents) and the product template. */
 import type { LiveResult } from '../../operations/live-results.js';
-import type { PriceEntry, ResaleBProduct } from '../../marketplaces/resale-b/schema.js';
-import type { GoatSearchHit } from '../../marketplaces/resale-b/search-schema.js';
-import type { ObservationBatch } from '../observation.js';
-import { emptyBatch, fromCents, pushPrice } from './common.js';
+import type { PriceEntry, ResaleBProduct } from './schema.js';
+import type { GoatSearchHit } from './search-schema.js';
+import type { ObservationBatch } from '../../history/observation.js';
+import { emptyBatch, fromCents, pushPrice } from '../../history/extract/common.js';
 
 export function extractResaleBPrices(result: LiveResult): ObservationBatch {
   const batch = emptyBatch(result);

@@ -1,8 +1,8 @@
 /** StockX (resale-a): product (market per product and per size, whole units) and search hits (no prices). */
 import type { LiveResult } from '../../operations/live-results.js';
-import type { Market, Product, SearchHit } from '../../marketplaces/resale-a/schema.js';
-import type { ObservationBatch } from '../observation.js';
-import { emptyBatch, pushPrice, stringParam } from './common.js';
+import type { Market, Product, SearchHit } from './schema.js';
+import type { ObservationBatch } from '../../history/observation.js';
+import { emptyBatch, pushPrice, stringParam } from '../../history/extract/common.js';
 
 function pushMarket(
   batch: ObservationBatch,

@@ -1,8 +1,8 @@
 /** Chrono24 (watchmarket) search: every listing is a product with its asking price, so listings can come and go. */
 import type { LiveResult } from '../../operations/live-results.js';
-import type { SearchResult } from '../../marketplaces/watchmarket/schema.js';
-import type { ObservationBatch } from '../observation.js';
-import { emptyBatch, pushPrice, stringParam } from './common.js';
+import type { SearchResult } from './schema.js';
+import type { ObservationBatch } from '../../history/observation.js';
+import { emptyBatch, pushPrice, stringParam } from '../../history/extract/common.js';
 
 /** Symbols Chrono24 prints for the currencies it formats; a printed ISO code is taken as it is. */
 const SYMBOLS: Record<string, string> = {

@@ -1,9 +1,9 @@
 /** Nike (sportswear): one colourway, its sizes (with GTINs) and its storefront prices. */
 import type { LiveResult } from '../../operations/live-results.js';
-import { resolveProductTarget } from '../../marketplaces/sportswear/product-url.js';
-import type { SportswearProduct } from '../../marketplaces/sportswear/schema.js';
-import type { ObservationBatch } from '../observation.js';
-import { emptyBatch, pushPrice, stringParam } from './common.js';
+import { resolveProductTarget } from './product-url.js';
+import type { SportswearProduct } from './schema.js';
+import type { ObservationBatch } from '../../history/observation.js';
+import { emptyBatch, pushPrice, stringParam } from '../../history/extract/common.js';
 
 export function extractSportswearProduct(result: LiveResult): ObservationBatch {
   const batch = emptyBatch(result);

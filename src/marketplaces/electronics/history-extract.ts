@@ -1,8 +1,8 @@
 /** Best Buy (electronics): the price block of one SKU (USD, the only storefront). */
 import type { LiveResult } from '../../operations/live-results.js';
-import type { ElectronicsProduct } from '../../marketplaces/electronics/schema.js';
-import type { ObservationBatch } from '../observation.js';
-import { emptyBatch, pushPrice, stringParam } from './common.js';
+import type { ElectronicsProduct } from './schema.js';
+import type { ObservationBatch } from '../../history/observation.js';
+import { emptyBatch, pushPrice, stringParam } from '../../history/extract/common.js';
 
 const BESTBUY = 'https://www.bestbuy.com';
 
