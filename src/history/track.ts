@@ -1,13 +1,13 @@
 /**
  * Tracked products: a lookup (operation + its parameters) refetched on a schedule through the normal lookup path —
  * the cache, in-flight de-duplication, upstream politeness and the owner key's rate limit and quota — so every run
- * is recorded by the history like any live lookup. Stored as `track` jobs of the scheduler (src/schedule).
+ * is recorded by the history like any live lookup. Stored as `track` jobs of the job runner (src/jobs).
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidParam, MarketlensError } from '../errors.js';
 import { getOperation } from '../operations/registry.js';
 import type { OperationName } from '../operations/types.js';
-import type { Job } from '../schedule/index.js';
+import type { Job } from '../jobs/index.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
 import { RECORDED_OPERATIONS } from './extract/index.js';
