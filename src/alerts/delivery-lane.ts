@@ -5,8 +5,9 @@
  * send slots a claim takes (send-shares.ts: the database claim skips subscriptions over a share, a BullMQ job for
  * one is deferred).
  */
-import type { LaneClaim, LaneHead, LaneSpec } from '../jobs/index.js';
+import type { LaneClaim, LaneHead, LaneSpec, LaneStore } from '../jobs/index.js';
 import type { Claimed, DeliveryQueue, Head } from './queue.js';
+import type { SendShares } from './send-shares.js';
 import type { AlertLog, DeliveryTiming, DeliveryWorker } from './worker.js';
 
 /** The lane's BullMQ queue (under `${MARKETLENS_REDIS_PREFIX}bull`): its name is in the docs and in Redis already. */
@@ -16,6 +17,22 @@ export type LaneDelivery = Claimed & LaneClaim;
 
 const toClaim = (c: Claimed): LaneDelivery => ({ ...c, group: c.subscriptionId });
 const toHead = (h: Head): LaneHead => ({ ...h, group: h.subscriptionId });
+
+/** The alert deliveries' rows as the lane's store; with `shares`, each database claim takes a send slot. */
+export function deliveryStore(queue: DeliveryQueue, shares?: SendShares): LaneStore<LaneDelivery> {
+  return {
+    claim: async (limit, leaseMs, now) => (await queue.claim(limit, leaseMs, now, shares)).map(toClaim),
+    claimHead: async (group, leaseMs, now) => {
+      const { claimed, head } = await queue.claimHead(group, leaseMs, now);
+      return { claimed: claimed && toClaim(claimed), head: head && toHead(head) };
+    },
+    head: async (group) => {
+      const head = await queue.head(group);
+      return head && toHead(head);
+    },
+    heads: async (limit) => (await queue.allHeads(limit)).map(toHead),
+  };
+}
 
 export function deliveryLane(
   queue: DeliveryQueue,
@@ -29,18 +46,7 @@ export function deliveryLane(
     label: 'webhook',
     timing,
     log,
-    store: {
-      claim: async (limit, leaseMs, now) => (await queue.claim(limit, leaseMs, now, shares)).map(toClaim),
-      claimHead: async (group, leaseMs, now) => {
-        const { claimed, head } = await queue.claimHead(group, leaseMs, now);
-        return { claimed: claimed && toClaim(claimed), head: head && toHead(head) };
-      },
-      head: async (group) => {
-        const head = await queue.head(group);
-        return head && toHead(head);
-      },
-      heads: async (limit) => (await queue.allHeads(limit)).map(toHead),
-    },
+    store: deliveryStore(queue, shares),
     run: (c) => worker.deliver(c),
     // The database claim took the send slot (queue.claim with the shares).
     finished: (c) => shares.release(c.keyId, c.url),
