@@ -24,7 +24,7 @@ import { bullConnection, bullmq, bullQueue, bullWorker, closeBull, type BullTarg
 import type { LaneClaim, LaneHead, LaneItem, LaneOutcome, LaneRunner, LaneSpec } from './lane.js';
 
 interface JobData {
-  /** The group (named for the jobs already in Redis when this was written for webhook subscriptions only). */
+  /** The group. Named as the alerts' jobs always were, so jobs queued in Redis before an upgrade still run. */
   subscriptionId: string;
 }
 
