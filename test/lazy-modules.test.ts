@@ -1,5 +1,5 @@
 /**
- * A service without MARKETLENS_REDIS_URL never loads bullmq (src/util/bullmq.ts): ~13 MB of RSS at start that it
+ * A service without MARKETLENS_REDIS_URL never loads bullmq (src/jobs/bullmq.ts): ~13 MB of RSS at start that it
  * does not use (issue 21's memory bound). Checked in a fresh process, since this one's module cache is shared with
  * other test files; with Redis configured the same process does load it (the BullMQ tests prove it works).
  */

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedScheduler } from '../src/schedule/embedded.js';
+import { DbRecurring } from '../src/jobs/recurring-db.js';
 import { auth, testApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 import { scriptedProducts } from './support/product-answers.js';
@@ -58,8 +58,8 @@ describe.each(ENGINES)('tracking by SKU on %s', (engine) => {
       interval: 900,
       runs: 0,
     });
-    const scheduler = app.history.scheduler;
-    if (!(scheduler instanceof EmbeddedScheduler)) throw new Error('expected the embedded scheduler');
+    const scheduler = app.history.scheduler.recurring;
+    if (!(scheduler instanceof DbRecurring)) throw new Error('expected the embedded scheduler');
     while (products.calls === 0) {
       await scheduler.tick();
       await scheduler.idle();

@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryTiming } from '../src/alerts/worker.js';
-import { EmbeddedScheduler } from '../src/schedule/embedded.js';
+import { DbRecurring } from '../src/jobs/recurring-db.js';
 import { auth, testApp } from './support/app.js';
 import { scriptedProducts, type ProductSpec } from './support/product-answers.js';
 import { createTestDatabase, engineAvailable, ENGINES, type TestDatabase } from './support/stores.js';
@@ -62,7 +62,7 @@ const RUNS: Array<[number, number, number]> = [
 
 interface Instance {
   app: FastifyInstance;
-  scheduler: EmbeddedScheduler;
+  scheduler: DbRecurring;
 }
 
 describe.each(ENGINES)('product alerts on a product tracked by SKU on %s', (engine) => {
@@ -86,8 +86,8 @@ describe.each(ENGINES)('product alerts on a product tracked by SKU on %s', (engi
         },
         { alerts: { timing: FAST }, answerProduct: products },
       );
-      if (!(app.history.scheduler instanceof EmbeddedScheduler)) throw new Error('expected the embedded scheduler');
-      started.push({ app, scheduler: app.history.scheduler });
+      if (!(app.history.scheduler.recurring instanceof DbRecurring)) throw new Error('expected the embedded scheduler');
+      started.push({ app, scheduler: app.history.scheduler.recurring });
     }
     cleanups.push(async () => {
       for (const i of started) await i.app.close();

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getOperation } from '../src/operations/registry.js';
-import { listJobs } from '../src/schedule/index.js';
+import { listJobs } from '../src/jobs/index.js';
 import { buildApp } from '../src/server/app.js';
 import { createHttpClient } from '../src/upstream/create-client.js';
 import type { HttpClient } from '../src/upstream/http-client.js';

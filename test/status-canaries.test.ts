@@ -13,7 +13,7 @@ import type { LiveFailure } from '../src/operations/live-results.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
 import { auth, testApp } from './support/app.js';
 import { startFixtureMarketplaces, type FixtureMarketplaces } from './support/fixture-marketplaces.js';
-import { listJobs } from '../src/schedule/index.js';
+import { listJobs } from '../src/jobs/index.js';
 import { CANARY_JOB_ID, CANARY_KIND } from '../src/status/canaries.js';
 import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './support/redis.js';
 

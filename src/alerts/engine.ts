@@ -2,17 +2,19 @@
  * The alert engine: observations in (history.onObserved → handleObservations; liveResults.onFailure →
  * handleFailure), queued signed deliveries out. The listeners run on the lookup path, so they only queue the work
  * and return; detection, fan-out and enqueueing happen in order in the background, in grouped transactions.
- * Deliveries are queued in the database; with Redis configured, BullMQ dispatches them (dispatch-bullmq.ts) and the
- * database loop only sweeps for what Redis lost.
+ * Deliveries are queued in the database and run by the job runner as its alert lane (delivery-lane.ts): polled from
+ * the database, or with Redis configured dispatched by BullMQ with the database loop only sweeping for what Redis lost.
  */
 import type { Kysely } from 'kysely';
+import { createJobRunner, type JobRunner, type Lane } from '../jobs/index.js';
+import type { Database } from '../store/schema.js';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ProductAnswer } from '../products/types.js';
 import { detectChanges, detectFailure } from './detect.js';
 import { detectProductChanges } from './detect-product.js';
-import { BullmqDispatch } from './dispatch-bullmq.js';
+import { deliveryLane } from './delivery-lane.js';
 import { TEST_EVENT, type DetectedEvent, type WebhookMessage } from './events.js';
 import { messagesFor } from './match.js';
 import { DeliveryQueue, type Enqueued, type QueuedMessage } from './queue.js';
@@ -39,6 +41,8 @@ export interface AlertEngineOptions {
   channels?: ChannelEndpoints;
   /** MARKETLENS_REDIS_URL / _PREFIX: deliveries are dispatched through BullMQ there. */
   redis?: { url: string; prefix: string };
+  /** The job runner to run deliveries on (started and stopped with the engine); else one is made for `redis`. */
+  jobs?: JobRunner;
 }
 
 /** Observations waiting for detection beyond which a warning is logged (the database is not keeping up). */
@@ -63,8 +67,8 @@ export class AlertEngine {
   readonly queue: DeliveryQueue;
   readonly policy: TargetPolicy;
   private readonly state: AlertState;
-  private readonly worker: DeliveryWorker;
-  private readonly dispatch?: BullmqDispatch;
+  private readonly jobs: JobRunner;
+  private readonly lane: Lane;
   private readonly timing: DeliveryTiming;
   private readonly sender: Sender;
   private readonly log: AlertEngineOptions['log'];
@@ -99,36 +103,34 @@ export class AlertEngine {
       options.channels ?? DEFAULT_ENDPOINTS,
       this.timing.sendTimeoutMs,
     );
-    this.worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, options.log, channels);
-    if (options.redis)
-      this.dispatch = new BullmqDispatch({
-        redisUrl: options.redis.url,
-        prefix: options.redis.prefix,
-        queue: this.queue,
-        worker: this.worker,
-        timing: this.timing,
-        log: options.log,
+    const worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, channels);
+    this.jobs =
+      options.jobs ??
+      createJobRunner({
+        config: { redisUrl: options.redis?.url, redisPrefix: options.redis?.prefix ?? '' },
+        // The one database, seen whole: this runner only runs the alert lane, on the alerts' own tables.
+        db: options.db as unknown as Kysely<Database>,
+        log: (level, msg, ctx) => options.log[level](ctx ?? {}, msg),
       });
+    this.lane = this.jobs.lane(deliveryLane(this.queue, worker, this.timing, options.log));
   }
 
   /** Starts delivering (claiming due deliveries, including those left by a previous run). */
   start(): void {
-    this.dispatch?.start();
-    this.worker.start(this.dispatch ? this.timing.sweepMs : this.timing.pollMs);
+    this.jobs.start();
   }
 
   async close(): Promise<void> {
     this.closing = true;
     this.endPause?.();
     await this.idle();
-    await Promise.all([this.dispatch?.close(), this.worker.stop()]);
+    await this.jobs.stop();
     this.sender.close();
   }
 
   /** A subscription was enabled again: deliver what it has queued. */
   resumed(subscriptionId: string): void {
-    if (this.dispatch) this.dispatch.resume(subscriptionId);
-    else this.worker.wake();
+    this.lane.resume(subscriptionId);
   }
 
   handleObservations(batch: ObservationBatch): void {
@@ -164,11 +166,10 @@ export class AlertEngine {
     );
   }
 
-  /** Committed deliveries go out: through BullMQ when configured, else the database loop looks now. */
+  /** Committed deliveries go out now: a BullMQ job per subscription when configured, else the database loop looks. */
   private queued(enqueued: Enqueued[]): void {
     if (enqueued.length === 0) return;
-    if (this.dispatch) this.dispatch.notify(enqueued);
-    else this.worker.wake();
+    this.lane.queued(enqueued.map((e) => ({ id: e.id, group: e.subscriptionId })));
   }
 
   private enqueueWork(detect: Work): void {

@@ -3,8 +3,9 @@
  * attempt count must still be what the claimer read), so of several instances polling the same rows exactly one
  * wins each attempt. Only the head of each subscription's queue (its lowest pending seq) is claimable, which keeps
  * deliveries in order per subscription. A claim is a lease: an instance killed mid-delivery loses it after
- * `leaseMs` and the row is claimed again, so a crash loses nothing. With Redis configured, BullMQ jobs say when to
- * claim which subscription's head (claimHead, dispatch-bullmq.ts); the rows stay here, the record and the order.
+ * `leaseMs` and the row is claimed again, so a crash loses nothing. This is the store of the job runner's alert lane
+ * (delivery-lane.ts): with Redis configured, BullMQ jobs say when to claim which subscription's head (claimHead,
+ * src/jobs/lane-bullmq.ts); the rows stay here, the record and the order.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';

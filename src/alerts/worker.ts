@@ -1,9 +1,8 @@
 /**
- * The delivery loop of one instance: claims due deliveries from the queue (several instances may run it on one
- * database; the claim decides who sends), signs and sends them, and records the outcome. Retries back off
- * exponentially with jitter (honouring Retry-After) for up to 24 h after the first attempt; a subscription whose
- * deliveries keep failing for 3 days is disabled with a reason. `deliver` (one claimed row: sign, send, record the
- * outcome) is also what the BullMQ dispatcher runs; with it, this loop is only the slow safety sweep (`sweepMs`).
+ * One delivery attempt, what the job runner's alert lane runs (delivery-lane.ts) for a claimed row, whether the
+ * database loop or a BullMQ job claimed it: sign, send, record the outcome, and decide what a failure means. Retries
+ * back off exponentially with jitter (honouring Retry-After) for up to 24 h after the first attempt; a subscription
+ * whose deliveries keep failing for 3 days is disabled with a reason.
  *
  * Slow or dead receivers are isolated (issue 27, item 5): a key, and a key's target host, hold at most their share of
  * the send slots (send-shares.ts); and a subscription whose sends keep timing out is retried with delays that grow
@@ -13,13 +12,15 @@
  */
 import { bodyFor } from './chat-format.js';
 import type { ChannelSender } from './channels/send-channel.js';
+import type { LaneTiming } from '../jobs/index.js';
 import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
 import type { Sender, SendOptions, SendResult } from './send.js';
 import { SendShares } from './send-shares.js';
 import { signatureHeaders } from './signing.js';
 import type { Subscription, Subscriptions } from './subscriptions.js';
 
-export interface DeliveryTiming {
+/** The lane's timing (pollMs, sweepMs, leaseMs, concurrency, deferMs: see LaneTiming), and what a retry means. */
+export interface DeliveryTiming extends LaneTiming {
   /** First retry delay; doubles per attempt (± 25 % jitter) up to `maxDelayMs`. */
   baseDelayMs: number;
   maxDelayMs: number;
@@ -27,23 +28,10 @@ export interface DeliveryTiming {
   giveUpAfterMs: number;
   /** A subscription failing this long is disabled. */
   disableAfterMs: number;
-  /** How often to look for due deliveries when nothing woke the loop. */
-  pollMs: number;
-  /**
-   * The same when BullMQ dispatches deliveries (Redis configured): a safety sweep, so that nothing depends on Redis
-   * alone (flushed, down, or a job lost to a crash between the database write and the Redis one).
-   */
-  sweepMs: number;
-  /** How long a claim lasts: longer than a send's timeout, so only a crashed instance's claims expire. */
-  leaseMs: number;
-  /** Deliveries in flight at once (each to a different subscription). */
-  concurrency: number;
-  /** Of those, the most one key may hold (so another key always finds free slots). */
+  /** Of the `concurrency` send slots, the most one key may hold (so another key always finds free slots). */
   keyShare: number;
   /** The most one key may hold towards one target (scheme, host, port): a dead backend holds only these. */
   targetShare: number;
-  /** BullMQ: how long a job whose subscription is over a share waits before it is looked at again (± 25 %). */
-  deferMs: number;
   /** Per-attempt send timeout. */
   sendTimeoutMs: number;
   /** The shortest timeout a subscription in a streak of timeouts is sent with. */
@@ -88,92 +76,20 @@ export function backoffMs(
 }
 
 export class DeliveryWorker {
-  private timer?: NodeJS.Timeout;
-  private inFlight = 0;
-  private ticking = false;
-  private again = false;
-  private stopped = true;
-  private drained?: () => void;
-  /** The poll in progress: `stop` waits for its claim, whose deliveries it then waits for like any in flight. */
-  private polling: Promise<void> = Promise.resolve();
   /** Consecutive timed-out sends per subscription, on this instance; an answer of any kind removes the entry. */
   private readonly timeouts = new Map<string, number>();
-  /** This instance's send slots by key and target: the loop's claims and the BullMQ dispatcher's jobs take them. */
+  /** This instance's send slots by key and target: the lane's claims and BullMQ jobs take them. */
   readonly shares: SendShares;
-  /** Told of every outcome recorded here (the BullMQ dispatcher schedules what follows from it). */
-  onRecorded?: (claim: Claimed, outcome: Outcome) => void;
 
   constructor(
     private readonly queue: DeliveryQueue,
     private readonly subscriptions: Subscriptions,
     private readonly sender: Sender,
     private readonly timing: DeliveryTiming,
-    private readonly log: AlertLog,
     /** Telegram, ntfy and e-mail subscriptions are sent through this (one delivery, the same bookkeeping). */
     private readonly channels?: ChannelSender,
   ) {
     this.shares = new SendShares(timing.keyShare, timing.targetShare);
-  }
-
-  /** Polls every `intervalMs` (and now): `pollMs` alone, `sweepMs` beside BullMQ. */
-  start(intervalMs = this.timing.pollMs): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.timer = setInterval(() => this.wake(), intervalMs);
-    this.timer.unref();
-    this.wake();
-  }
-
-  /** Look for due deliveries now (called after enqueueing and after each completion). */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.polling = this.tick();
-  }
-
-  /** Stops claiming; waits (up to `waitMs`) for deliveries in flight. Unfinished ones are re-claimed after restart. */
-  async stop(waitMs = 11_000): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    // A claim answered after the stop would lease its rows for `leaseMs` with nobody sending them: the next instance
-    // would wait the lease out (30 s). Its deliveries join the in-flight ones waited for below.
-    await this.polling;
-    if (this.inFlight === 0) return;
-    await Promise.race([
-      new Promise<void>((r) => (this.drained = r)),
-      new Promise((r) => setTimeout(r, waitMs).unref()),
-    ]);
-  }
-
-  private async tick(): Promise<void> {
-    this.ticking = true;
-    try {
-      do {
-        this.again = false;
-        const free = this.timing.concurrency - this.inFlight;
-        if (free <= 0 || this.stopped) break;
-        const claimed = await this.queue.claim(free, this.timing.leaseMs, Date.now(), this.shares);
-        for (const c of claimed) {
-          this.inFlight++;
-          void this.deliver(c)
-            .catch((e) => this.log.error({ err: e, delivery: c.id }, 'webhook delivery bookkeeping failed'))
-            .finally(() => {
-              this.shares.release(c.keyId, c.url);
-              this.inFlight--;
-              if (this.inFlight === 0) this.drained?.();
-              this.wake();
-            });
-        }
-        if (claimed.length === free) this.again = true;
-      } while (this.again && !this.stopped);
-    } catch (e) {
-      this.log.warn({ err: e }, 'webhook queue poll failed; retrying');
-    } finally {
-      this.ticking = false;
-    }
   }
 
   /** The subscription as the sender sees it (the cached enabled list first); undefined once deleted. */
@@ -232,7 +148,6 @@ export class DeliveryWorker {
     }
     const recorded = await this.queue.complete(c, outcome, now);
     if (!recorded) return undefined;
-    this.onRecorded?.(c, outcome);
     // (failingSince from the cached row: recordFailure drops the cache when it starts a streak)
     if (outcome.kind === 'delivered') {
       if (sub.failingSince !== null) await this.subscriptions.recordSuccess(sub.id);

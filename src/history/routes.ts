@@ -14,7 +14,7 @@ import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { BUILT_IN_REGISTRY, type Registry as MarketplaceRegistry } from '../operations/registry.js';
 import { problemResponses } from '../server/openapi.js';
 import { zodToInvalidParameter } from '../server/problem.js';
-import { createScheduler, getJob, removeJob, setJobPaused, type Scheduler } from '../schedule/index.js';
+import { createJobRunner, getJob, removeJob, setJobPaused, type JobRunner } from '../jobs/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { renderChart, seriesLabel } from './chart.js';
 import { toCsv, wantsCsv } from './csv.js';
@@ -37,7 +37,7 @@ export const HISTORY_TAG = 'Price history';
 declare module 'fastify' {
   interface FastifyInstance {
     /** Price history: the store it writes to and its recorder (`recorder.onObserved` feeds the alerts). */
-    history: { store: Store; recorder: HistoryRecorder; scheduler: Scheduler };
+    history: { store: Store; recorder: HistoryRecorder; scheduler: JobRunner };
   }
 }
 
@@ -66,7 +66,7 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   const detach = recorder.attach(app.marketlens.liveResults);
   const stopPrune = recorder.startDailyPrune();
   const log: LevelLog = (level, msg, ctx) => app.log[level](ctx ?? {}, msg);
-  const scheduler = createScheduler(deps.config, store.db, log);
+  const scheduler = createJobRunner({ config: deps.config, db: store.db, log });
   scheduler.handle(TRACK_KIND, trackHandler(app, registry));
   app.decorate('history', { store, recorder, scheduler });
   // Jobs start once the app is ready (every route and decoration in place), never during registration.

@@ -5,8 +5,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { createWithinCap } from '../limits/caps.js';
-import { addJob, type Job } from '../schedule/index.js';
-import { toJob } from '../schedule/jobs.js';
+import { addJob, type Job } from '../jobs/index.js';
+import { toJob } from '../jobs/jobs.js';
 import type { Database, Engine } from '../store/index.js';
 import { TRACK_KIND, type TrackPayload } from './track.js';
 

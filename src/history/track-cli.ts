@@ -10,7 +10,7 @@
 import { printRecord, printRows, snakeCaseKeys, takeFormat } from '../cli-output.js';
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
-import { addJob, listJobs, removeJob, setJobPaused } from '../schedule/index.js';
+import { addJob, listJobs, removeJob, setJobPaused } from '../jobs/index.js';
 import { openStore } from '../store/index.js';
 import { parseTrackRequest, TRACK_KIND, trackDoc } from './track.js';
 

@@ -1,12 +1,12 @@
 /**
  * Tracked products: a lookup (operation + its parameters) refetched on a schedule through the normal lookup path —
  * the cache, in-flight de-duplication, upstream politeness and the owner key's rate limit and quota — so every run
- * is recorded by the history like any live lookup. Stored as `track` jobs of the scheduler (src/schedule).
+ * is recorded by the history like any live lookup. Stored as `track` jobs of the job runner (src/jobs).
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidParam, MarketlensError } from '../errors.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
-import type { Job } from '../schedule/index.js';
+import type { Job } from '../jobs/index.js';
 import { zodToInvalidParameter } from '../server/problem.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
 import { recordedOperations } from './extract/index.js';

@@ -3,7 +3,7 @@
  * path, so their answers and failures reach every subscriber of the live-results seam — /api/v1/status, history, and
  * the alerts' `marketplace.changed` event — exactly as a caller's lookups do.
  *
- * They run through the same scheduler as tracked products (src/schedule: embedded on the database, or BullMQ with
+ * They run through the same scheduler as tracked products (src/jobs: on the database, or BullMQ with
  * MARKETLENS_REDIS_URL), as one `canary` job: one round (every operation, one at a time) per interval, on whichever
  * instance claims it, however many instances share the database (and Redis). The job is written at start from the
  * configuration (a fixed id, so instances starting together make one) and deleted when the setting is off.
@@ -11,7 +11,7 @@
 import type { Kysely } from 'kysely';
 import type { LookupService } from '../operations/lookup.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
-import type { Job, Scheduler } from '../schedule/index.js';
+import type { Job, Scheduler } from '../jobs/index.js';
 import type { Database } from '../store/schema.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
 import { probeParams } from './doctor.js';

@@ -7,7 +7,7 @@ import type { AlertTables } from '../alerts/schema.js';
 import type { DashboardTables } from '../dashboard/tables.js';
 import type { HistoryTables } from '../history/tables.js';
 import type { ProductLinkTables } from '../products/link-tables.js';
-import type { ScheduleTables } from '../schedule/tables.js';
+import type { ScheduleTables } from '../jobs/tables.js';
 import type { KeyTables } from './key-tables.js';
 
 export interface Database

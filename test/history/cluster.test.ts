@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addJob } from '../../src/schedule/index.js';
+import { addJob } from '../../src/jobs/index.js';
 import { openStore } from '../../src/store/index.js';
 import { startServe, type Served } from '../support/binary.js';
 import { FakeUpstream } from '../support/fake-upstream.js';

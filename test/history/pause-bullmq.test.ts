@@ -4,8 +4,8 @@
  * it stops. Intervals are scaled down to 150 ms; the test waits on runs, not on time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BullmqScheduler } from '../../src/schedule/bullmq.js';
-import { addJob, setJobPaused } from '../../src/schedule/index.js';
+import { BullmqRecurring } from '../../src/jobs/recurring-bullmq.js';
+import { addJob, setJobPaused } from '../../src/jobs/index.js';
 import { deletePrefix, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../support/redis.js';
 import { engineAvailable, openTestStore, type TestStore } from '../support/stores.js';
 
@@ -27,14 +27,14 @@ function runsReach(count: () => number, n: number, waiters: Array<() => void>, m
 describe.skipIf(!redisAvailable || !engineAvailable('sqlite'))('BullMQ scheduler and paused jobs', () => {
   const prefix = uniquePrefix();
   let store: TestStore;
-  let scheduler: BullmqScheduler;
+  let scheduler: BullmqRecurring;
   const runs: string[] = [];
   const waiters: Array<() => void> = [];
   const ran = (id: string) => () => runs.filter((r) => r === id).length;
 
   beforeAll(async () => {
     store = await openTestStore('sqlite');
-    scheduler = new BullmqScheduler(store.db, { redisUrl: TEST_REDIS_URL, prefix, syncMs: 60_000 });
+    scheduler = new BullmqRecurring(store.db, { redisUrl: TEST_REDIS_URL, prefix, syncMs: 60_000 });
     scheduler.handle('track', async (job) => {
       runs.push(job.id);
       for (const w of waiters.splice(0)) w();

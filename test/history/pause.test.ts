@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedScheduler } from '../../src/schedule/embedded.js';
+import { DbRecurring } from '../../src/jobs/recurring-db.js';
 import { auth, testApp } from '../support/app.js';
 import { expectProblem } from '../support/problem.js';
 import { createTestDatabase, engineAvailable, ENGINES, type TestDatabase } from '../support/stores.js';
@@ -16,7 +16,7 @@ describe.each(ENGINES)('PATCH /api/v1/db/products/:id on %s', (engine) => {
   let db: TestDatabase;
   let app: FastifyInstance;
   let now = 1_000_000;
-  let scheduler: EmbeddedScheduler;
+  let scheduler: DbRecurring;
   const runs: string[] = [];
   const patch = (id: string, body: unknown, headers: Record<string, string> = auth) =>
     app.inject({ method: 'PATCH', url: `/api/v1/db/products/${id}`, headers, payload: body as object });
@@ -30,7 +30,7 @@ describe.each(ENGINES)('PATCH /api/v1/db/products/:id on %s', (engine) => {
     db = await createTestDatabase(engine);
     app = await testApp({ ...db.env, MARKETLENS_API_KEYS: `${auth['x-api-key']},${OTHER_KEY}` });
     await app.history.scheduler.stop(); // the clock-driven one below runs the jobs
-    scheduler = new EmbeddedScheduler(app.history.store.db, { now: () => now });
+    scheduler = new DbRecurring(app.history.store.db, { now: () => now });
     scheduler.handle('track', async (job) => void runs.push(job.id));
   });
   afterAll(async () => {

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addJob, listJobs } from '../../src/schedule/index.js';
-import { EmbeddedScheduler } from '../../src/schedule/embedded.js';
+import { addJob, listJobs } from '../../src/jobs/index.js';
+import { DbRecurring } from '../../src/jobs/recurring-db.js';
 import { auth, testApp } from '../support/app.js';
 import { FakeUpstream } from '../support/fake-upstream.js';
 import { expectProblem } from '../support/problem.js';
@@ -126,7 +126,7 @@ describe.each(ENGINES)('embedded scheduler on %s', (engine) => {
       let now = 1_000_000;
       const runs: Array<[string, string]> = [];
       const make = (name: string) => {
-        const s = new EmbeddedScheduler(store.db, { now: () => now });
+        const s = new DbRecurring(store.db, { now: () => now });
         s.handle('track', async (job) => void runs.push([name, job.id]));
         return s;
       };

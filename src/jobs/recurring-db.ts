@@ -1,5 +1,5 @@
 /**
- * The embedded scheduler: state in the database, so a restart resumes where it stopped and several instances on
+ * Recurring jobs without Redis: state in the database, so a restart resumes where it stopped and several instances on
  * one PostgreSQL share the work. Each tick claims due jobs with a compare-and-set on `next_run_at` (only one
  * instance wins a slot), advances the slot by one interval and takes a lease; a run that dies with its instance
  * leaves only an expired lease, and the next slot runs wherever it is claimed.
@@ -8,9 +8,9 @@ import type { LevelLog } from '../platform/logger.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { toJob } from './jobs.js';
-import type { JobHandler, Scheduler } from './scheduler.js';
+import type { JobHandler, Scheduler } from './recurring.js';
 
-export interface EmbeddedOptions {
+export interface DbRecurringOptions {
   tickMs?: number;
   /** How long a claimed run may take before another instance may consider the job free again. */
   leaseMs?: number;
@@ -18,7 +18,7 @@ export interface EmbeddedOptions {
   now?: () => number;
 }
 
-export class EmbeddedScheduler implements Scheduler {
+export class DbRecurring implements Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
   private timer: NodeJS.Timeout | undefined;
   private running = new Set<Promise<void>>();
@@ -30,7 +30,7 @@ export class EmbeddedScheduler implements Scheduler {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly opts: EmbeddedOptions = {},
+    private readonly opts: DbRecurringOptions = {},
   ) {
     this.tickMs = opts.tickMs ?? 1000;
     this.leaseMs = opts.leaseMs ?? 120_000;

@@ -1,7 +1,8 @@
 /**
- * What a scheduler is: it runs each job of the `schedule_jobs` table once per interval (across every instance
- * sharing the database or Redis) by calling the handler registered for the job's kind. Kinds are registered by
- * whoever owns them (history: `track`; status: `canary`), before `start`.
+ * Recurring jobs, the first kind the job runner runs: each job of the `schedule_jobs` table once per interval (across
+ * every instance sharing the database or Redis), by calling the handler registered for the job's kind. Kinds are
+ * registered by whoever owns them (history: `track`; status: `canary`), before `start`. Two backends:
+ * recurring-db.ts (the table itself) and recurring-bullmq.ts (BullMQ job schedulers).
  */
 import type { Job } from './jobs.js';
 

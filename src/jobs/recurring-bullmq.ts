@@ -1,5 +1,5 @@
 /**
- * The clustered scheduler (MARKETLENS_REDIS_URL set): one BullMQ job scheduler per job on the shared Redis, so N
+ * Recurring jobs with Redis (MARKETLENS_REDIS_URL set): one BullMQ job scheduler per job on the shared Redis, so N
  * instances share the work — BullMQ makes exactly one job per interval, any instance's worker takes it, and a
  * killed instance's stalled job is picked up by another. The database stays the source of truth (routes and the
  * CLI write `schedule_jobs`); every instance syncs it into job schedulers, adding what is missing, removing what is
@@ -7,17 +7,14 @@
  */
 import type { LevelLog } from '../platform/logger.js';
 import type { Queue, Worker } from 'bullmq';
-import { bullmq } from '../util/bullmq.js';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { bullConnection, bullQueue, bullWorker, closeBull, type BullTarget } from './bullmq.js';
 import { getJob, listJobs } from './jobs.js';
-import type { JobHandler, Scheduler } from './scheduler.js';
+import type { JobHandler, Scheduler } from './recurring.js';
 
-export interface BullmqOptions {
-  redisUrl: string;
-  /** Key prefix of this deployment (MARKETLENS_REDIS_PREFIX), so deployments and test runs never share queues. */
-  prefix: string;
+export interface BullmqRecurringOptions extends BullTarget {
   syncMs?: number;
   concurrency?: number;
   log?: LevelLog;
@@ -25,25 +22,26 @@ export interface BullmqOptions {
 
 const QUEUE = 'schedule';
 
-export class BullmqScheduler implements Scheduler {
+export class BullmqRecurring implements Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly connection: Redis;
   private readonly queue: Queue;
-  private worker: Worker | undefined;
+  private worker: Worker<{ id: string }> | undefined;
   private workerConnection: Redis | undefined;
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly opts: BullmqOptions,
+    private readonly opts: BullmqRecurringOptions,
   ) {
-    // BullMQ needs maxRetriesPerRequest: null on the connection its blocking worker commands use.
-    this.connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
-    this.connection.on('error', (e) => opts.log?.('warn', 'scheduler redis error', { err: e.message }));
-    this.queue = new (bullmq().Queue)(QUEUE, { connection: this.connection, prefix: `${opts.prefix}bull` });
-    // An EventEmitter without an 'error' listener would throw: Redis trouble is logged, lookups go on.
-    this.queue.on('error', (e) => opts.log?.('warn', 'scheduler queue error', { err: e.message }));
+    this.connection = bullConnection(opts, 'blocking', (e) =>
+      opts.log?.('warn', 'scheduler redis error', { err: e.message }),
+    );
+    this.queue = bullQueue(QUEUE, opts, {
+      connection: this.connection,
+      onError: (e) => opts.log?.('warn', 'scheduler queue error', { err: e.message }),
+    });
   }
 
   handle(kind: string, handler: JobHandler): void {
@@ -51,8 +49,9 @@ export class BullmqScheduler implements Scheduler {
   }
 
   start(): void {
-    this.worker = new (bullmq().Worker)(
+    const { worker, connection } = bullWorker<{ id: string }>(
       QUEUE,
+      this.opts,
       async (bull) => {
         const job = await getJob(this.db, String(bull.data.id));
         // Removed since BullMQ made this run: drop its scheduler, do nothing.
@@ -63,16 +62,13 @@ export class BullmqScheduler implements Scheduler {
         if (handler) await handler(job);
       },
       {
-        connection: (this.workerConnection = this.connection.duplicate()),
-        prefix: `${this.opts.prefix}bull`,
         concurrency: this.opts.concurrency ?? 8,
+        onError: (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }),
+        onFailed: (j, e) => this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }),
       },
     );
-    this.workerConnection.on('error', () => undefined); // reported through the worker's 'error' below
-    this.worker.on('failed', (j, e) =>
-      this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }),
-    );
-    this.worker.on('error', (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }));
+    this.worker = worker;
+    this.workerConnection = connection;
     this.timer = setInterval(() => this.changed(), this.opts.syncMs ?? 5000).unref();
     this.changed();
   }
@@ -106,18 +102,14 @@ export class BullmqScheduler implements Scheduler {
     for (const key of existing.keys()) if (!ids.has(key)) await this.queue.removeJobScheduler(key);
   }
 
-  /**
-   * Bounded: with Redis unreachable, BullMQ's commands wait for a reconnect forever (maxRetriesPerRequest: null), so
-   * shutdown gives them a moment and then cuts the connections, which fails whatever still waits.
-   */
+  /** Bounded (closeBull): an unreachable Redis does not hold shutdown. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    const bounded = (p: Promise<unknown> | undefined) =>
-      Promise.race([p?.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
-    await bounded(this.syncing);
-    await bounded(this.worker?.close());
-    await bounded(this.queue.close());
-    this.workerConnection?.disconnect();
-    this.connection.disconnect();
+    await closeBull({
+      worker: this.worker,
+      pending: () => this.syncing,
+      queue: this.queue,
+      connections: [this.workerConnection, this.connection],
+    });
   }
 }
