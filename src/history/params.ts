@@ -2,7 +2,7 @@
 import { cacheKey } from '../cache/cache-key.js';
 import { invalidParam } from '../errors.js';
 import { getOperation } from '../operations/registry.js';
-import { zodToInvalidParameter } from '../server/problem.js';
+import { zodToInvalidParameter } from '../param-errors.js';
 import { RECORDED_OPERATIONS } from './extract/index.js';
 import { PRICE_KINDS } from './observation.js';
 import { INTERVALS, type Interval } from './series.js';

@@ -6,7 +6,7 @@
 import { invalidParam } from '../errors.js';
 import { getOperation } from '../operations/registry.js';
 import type { Job } from '../schedule/index.js';
-import { zodToInvalidParameter } from '../server/problem.js';
+import { zodToInvalidParameter } from '../param-errors.js';
 import { RECORDED_OPERATIONS } from './extract/index.js';
 import type { TrackPayload } from './track-job.js';
 
