@@ -31,7 +31,7 @@ const T = Date.parse('2031-02-03T04:05:06.000Z');
 
 /** Runs `body` (an ES module's code) in a fresh Node with TypeScript, refusing any module of the HTTP framework. */
 async function inFreshNode(body: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const args = ['--import', 'tsx', '--import', './test/support/forbid-fastify.mjs', '--input-type=module', '-e', body];
+  const args = ['--import', 'tsx', '--import', './test/support/forbid-fastify.ts', '--input-type=module', '-e', body];
   try {
     const { stdout, stderr } = await run(process.execPath, args, { cwd: REPO_ROOT, timeout: 60_000 });
     return { code: 0, stdout, stderr };

@@ -4,7 +4,6 @@
  */
 import type { FastifyError, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import { ERROR_CODES, MarketlensError, type ErrorCode, type ParamIssue } from '../errors.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 

@@ -1,4 +1,4 @@
-// Loaded with `node --import tsx --import ./test/support/forbid-fastify.mjs`: from then on, resolving any module of
+// Loaded with `node --import tsx --import ./test/support/forbid-fastify.ts`: from then on, resolving any module of
 // the HTTP framework (fastify, @fastify/*, fastify-*) throws, so a module graph that would load it fails to import.
 import { register } from 'node:module';
 
