@@ -12,11 +12,13 @@ import type { Core } from './types.js';
 
 /** A CLI process needs one or two database connections, not a server's pool. */
 const COMMAND_POOL = 2;
+const QUIET = { info() {}, warn() {}, error() {} };
 
 export async function withCommandCore<T>(config: Config, work: (core: Core) => Promise<T>): Promise<T> {
   // Logs on stderr: stdout is the command's answer.
   const log = pino({ level: config.logLevel }, pino.destination(2));
-  const store = await openStore(config, log, { poolSize: COMMAND_POOL });
+  // Opened quietly, as by every other command (a first run's migration line is not the command's business).
+  const store = await openStore(config, QUIET, { poolSize: COMMAND_POOL });
   try {
     const core = await buildCore({ config, store, log });
     try {
