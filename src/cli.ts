@@ -380,19 +380,17 @@ function operationParams(op: Operation, words: string[], partial = false): Recor
 async function lookup(config: Config, args: string[]): Promise<number> {
   const op = await requireOperation(args[0]);
   const params = operationParams(op, args.slice(1));
-  const { createHttpClient } = await import('./upstream/create-client.js');
-  const { LookupService } = await import('./operations/lookup.js');
-  const http = createHttpClient(config);
-  try {
-    const result = await new LookupService(config, http).run(op, params, {
+  const { withCommandCore } = await import('./core/command-core.js');
+  // Through the service's core: live (max_age=0), and recorded in the price history as any live lookup is.
+  return withCommandCore(config, async (core) => {
+    const result = await core.lookup.run(op, params, {
       signal: AbortSignal.timeout(config.deadlineMs),
+      maxAgeSeconds: 0,
     });
     console.log(JSON.stringify(JSON.parse(result.body.toString()), null, 2));
     if (result.missingParts.length > 0) console.error(`Missing parts: ${result.missingParts.join(', ')}`);
     return 0;
-  } finally {
-    await http.close?.();
-  }
+  });
 }
 
 async function parse(_config: Config, args: string[]): Promise<number> {

@@ -12,6 +12,7 @@ import { sharedAvailable, sharedDir } from './support/shared.js';
 import { CLI_COMMAND, cleanEnv, runCli, startServe } from './support/binary.js';
 import { productSchema } from '../src/marketplaces/sportswear/schema.js';
 import { REPO_ROOT } from './support/repo-root.js';
+import { openStore } from '../src/store/index.js';
 
 const env = (extra: Record<string, string>) => cleanEnv({ MARKETLENS_LOG_LEVEL: 'warn', ...extra });
 const serve = (extra: Record<string, string>) => startServe({ MARKETLENS_LOG_LEVEL: 'info', ...extra });
@@ -206,11 +207,12 @@ describe('marketlens lookup / parse', () => {
         stockStatus: 'single_in_stock',
       },
     ]);
+    const dataDir = mkdtempSync(join(tmpdir(), 'ml-'));
     // Three independent processes, started together.
     const [r, bad, unknown] = await Promise.all([
       runAsync(['lookup', 'resale-b.prices', 'query=1341930', 'country=FR'], {
         MARKETLENS_RESALE_B_ORIGIN: goat.origin,
-        MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'ml-')),
+        MARKETLENS_DATA_DIR: dataDir,
       }),
       runAsync(['lookup', 'resale-b.prices', 'query=1', 'country=DE']),
       runAsync(['lookup', 'no.such-op']),
@@ -220,6 +222,14 @@ describe('marketlens lookup / parse', () => {
     // One price request, for FR (the refused DE lookup sent nothing).
     const prices = goat.requests.filter((q) => q.path === '/web-api/v1/product_variants/buy_bar_data');
     expect(prices.map((q) => q.query.get('countryCode'))).toEqual(['FR']);
+    // Run through the service's core, the live fetch is in the price history as a server's would be.
+    const store = await openStore({ dataDir });
+    try {
+      const rows = await store.db.selectFrom('history_prices').select(['amount', 'currency', 'size']).execute();
+      expect(rows).toContainEqual({ amount: 120, currency: 'EUR', size: '11' });
+    } finally {
+      await store.close();
+    }
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('country');
     expect(unknown.stderr).toContain('Unknown operation');

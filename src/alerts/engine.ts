@@ -41,7 +41,10 @@ export interface AlertEngineOptions {
   channels?: ChannelEndpoints;
   /** MARKETLENS_REDIS_URL / _PREFIX: deliveries are dispatched through BullMQ there. */
   redis?: { url: string; prefix: string };
-  /** The job runner to run deliveries on (started and stopped with the engine); else one is made for `redis`. */
+  /**
+   * The job runner to run deliveries on, started and stopped by whoever made it (the core: one runner for tracked
+   * products, canaries and deliveries); else the engine makes one for `redis` and starts and stops it itself.
+   */
   jobs?: JobRunner;
 }
 
@@ -68,6 +71,8 @@ export class AlertEngine {
   readonly policy: TargetPolicy;
   private readonly state: AlertState;
   private readonly jobs: JobRunner;
+  /** True when the engine made its runner (and so starts and stops it). */
+  private readonly ownsJobs: boolean;
   private readonly lane: Lane;
   private readonly timing: DeliveryTiming;
   private readonly sender: Sender;
@@ -104,6 +109,7 @@ export class AlertEngine {
       this.timing.sendTimeoutMs,
     );
     const worker = new DeliveryWorker(this.queue, this.subscriptions, this.sender, this.timing, channels);
+    this.ownsJobs = !options.jobs;
     this.jobs =
       options.jobs ??
       createJobRunner({
@@ -117,14 +123,14 @@ export class AlertEngine {
 
   /** Starts delivering (claiming due deliveries, including those left by a previous run). */
   start(): void {
-    this.jobs.start();
+    if (this.ownsJobs) this.jobs.start();
   }
 
   async close(): Promise<void> {
     this.closing = true;
     this.endPause?.();
     await this.idle();
-    await this.jobs.stop();
+    if (this.ownsJobs) await this.jobs.stop();
     this.sender.close();
   }
 

@@ -38,6 +38,8 @@ export interface LookupCacheOptions {
   /** Deadline of one shared fetch (MARKETLENS_DEADLINE_MS). */
   deadlineMs: number;
   log: Logger;
+  /** The clock an answer's age is read on: the one the lookup service stamps `fetchedAt` with (default Date.now). */
+  now?: () => number;
 }
 
 export interface CachedLookupRequest {
@@ -90,7 +92,11 @@ interface FlightResult {
 export class LookupCache {
   private readonly flights = new Map<string, Flight>();
 
-  constructor(private readonly o: LookupCacheOptions) {}
+  private readonly now: () => number;
+
+  constructor(private readonly o: LookupCacheOptions) {
+    this.now = o.now ?? Date.now;
+  }
 
   /**
    * A fresh answer from a store in this process, synchronously, or undefined (then `lookup` decides: stale, shared,
@@ -99,7 +105,7 @@ export class LookupCache {
   freshHit(key: string, cacheClass: CacheClass, maxAgeSeconds: number | undefined): LookupResult | undefined {
     if (maxAgeSeconds === 0) return undefined;
     const cached = this.o.store.peek?.(key);
-    if (!cached || !isFresh(Date.now() - cached.fetchedAt, this.o.ttl[cacheClass], maxAgeSeconds)) return undefined;
+    if (!cached || !isFresh(this.now() - cached.fetchedAt, this.o.ttl[cacheClass], maxAgeSeconds)) return undefined;
     return fromCache(cached, 'hit');
   }
 
@@ -111,7 +117,7 @@ export class LookupCache {
       const got = this.o.store.get(req.key);
       cached = got instanceof Promise ? await got : got;
       if (cached) {
-        const age = Date.now() - cached.fetchedAt;
+        const age = this.now() - cached.fetchedAt;
         if (isFresh(age, ttl, maxAge)) return fromCache(cached, 'hit');
         if (maxAge === undefined && age < (ttl + staleWhileRevalidateSeconds(ttl)) * 1000) {
           this.revalidate(req, cached);
@@ -120,13 +126,13 @@ export class LookupCache {
       }
     }
 
-    const requestedAt = Date.now();
+    const requestedAt = this.now();
     const seen = cached?.fetchedAt;
     // An answer another caller stores meanwhile is good enough if it was fetched after this request arrived, or (unless
     // a live fetch is forced) if it is newer than the one rejected above and fresh for this request.
     const accept = (a: CachedAnswer) =>
       a.fetchedAt >= requestedAt ||
-      (maxAge !== 0 && (seen === undefined || a.fetchedAt > seen) && isFresh(Date.now() - a.fetchedAt, ttl, maxAge));
+      (maxAge !== 0 && (seen === undefined || a.fetchedAt > seen) && isFresh(this.now() - a.fetchedAt, ttl, maxAge));
     const waitStart = performance.now();
     req.onUpstreamWait?.();
     let joined = true;
@@ -175,7 +181,7 @@ export class LookupCache {
         const got = this.o.store.get(req.key);
         cached = (got instanceof Promise ? await got : got) ?? cached;
       }
-      if (cached && Date.now() - cached.fetchedAt <= this.o.staleIfErrorSeconds * 1000) {
+      if (cached && this.now() - cached.fetchedAt <= this.o.staleIfErrorSeconds * 1000) {
         this.o.log.warn(
           { key: req.key, code: e.code, detail: e.message },
           'live fetch failed: serving the cached answer (stale-if-error)',

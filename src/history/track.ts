@@ -3,29 +3,16 @@
  * the cache, in-flight de-duplication, upstream politeness and the owner key's rate limit and quota — so every run
  * is recorded by the history like any live lookup. Stored as `track` jobs of the job runner (src/jobs).
  */
-import type { FastifyInstance } from 'fastify';
-import { invalidParam, MarketlensError } from '../errors.js';
+import { invalidParam } from '../errors.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { Job } from '../jobs/index.js';
-import { zodToInvalidParameter } from '../server/problem.js';
-import { isScheduledDeferral } from '../upstream/lane.js';
+import { zodToInvalidParameter } from '../param-errors.js';
 import { recordedOperations } from './extract/index.js';
+import type { TrackPayload } from './track-job.js';
 
-export const TRACK_KIND = 'track';
+export { PRODUCT_TRACK_OPERATION, TRACK_KIND, type TrackPayload } from './track-job.js';
 export const MIN_INTERVAL_S = 60;
 export const DEFAULT_INTERVAL_S = 15 * 60;
-
-/** The `operation` of a product tracked by SKU (src/products/track-sku.ts): each run is one product answer. */
-export const PRODUCT_TRACK_OPERATION = 'product';
-
-export interface TrackPayload {
-  /** An operation of the app's registry whose lookups the history records, or PRODUCT_TRACK_OPERATION. */
-  operation: string;
-  /** The lookup's canonical parameters (by SKU: `sku`, `country`, `currency` as the product answer completes them). */
-  params: Record<string, unknown>;
-  /** The key that asked for it: its limits apply to every refetch; null when added from the CLI. */
-  ownerKeyId: string | null;
-}
 
 /** `900`, `900s`, `15m`, `1h` → seconds. */
 export function parseInterval(v: unknown): number {
@@ -58,38 +45,6 @@ export function parseTrackRequest(
   if (!checked.success) throw zodToInvalidParameter(checked.error);
   const params = op.canonicalParams ? op.canonicalParams(checked.data) : checked.data;
   return { payload: { operation: op.name, params, ownerKeyId }, intervalMs: parseInterval(interval) * 1000 };
-}
-
-/** The `track` job: one lookup through the service, charged to the owner key. */
-export function trackHandler(app: FastifyInstance, registry: Registry = BUILT_IN_REGISTRY) {
-  return async (job: Job): Promise<void> => {
-    const p = job.payload as TrackPayload;
-    const bySku = p.operation === PRODUCT_TRACK_OPERATION;
-    const op = bySku ? undefined : registry.operation(p.operation);
-    if (!op && !bySku) throw new Error(`unknown operation ${p.operation}`);
-    if (p.ownerKeyId) {
-      const key = app.marketlens.keys.list().find((k) => k.id === p.ownerKeyId);
-      if (!key || key.revoked_at)
-        throw new MarketlensError('key_disabled', 'the key that tracks this product is revoked');
-      const check = await app.marketlens.limits.check(key);
-      if (check.error) throw check.error;
-    }
-    // A cached answer younger than half the interval is a fresh enough observation (another caller or instance
-    // just fetched it); otherwise this is a live fetch, recorded through the seam. It waits in the scheduled lane:
-    // behind every interactive lookup of the marketplace, in a queue of its own.
-    try {
-      if (op)
-        await app.marketlens.lookup.run(op, p.params, {
-          maxAgeSeconds: Math.floor(job.intervalMs / 2000),
-          lane: 'scheduled',
-        });
-      else await app.productWatch.refresh(p.params, job.intervalMs);
-    } catch (e) {
-      // That queue is full: this slot is skipped, the next interval tries again. The client counted and logged it;
-      // thrown, it would be one "scheduled job failed" line per job.
-      if (!isScheduledDeferral(e)) throw e;
-    }
-  };
 }
 
 export function trackDoc(job: Job) {

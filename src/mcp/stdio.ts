@@ -2,6 +2,9 @@
  * `marketlens mcp`: the MCP server on stdin/stdout, for a local assistant. The app is built in this process (the
  * usual configuration, no listening port) and the tools call its routes as the key from MARKETLENS_API_KEY or
  * `--key`, exactly as the HTTP transport does. stdout carries only the protocol: logs and errors go to stderr.
+ *
+ * Unlike the other commands that run lookups (`lookup`, `product`: src/core/command-core.ts), this one keeps a Fastify
+ * app: its tools ARE the routes (their schemas, validation, auth, limits and answers, called through app.inject).
  */
 import type { Config } from '../config.js';
 import { UsageError } from '../usage-error.js';

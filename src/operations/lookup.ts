@@ -51,6 +51,8 @@ export class LookupService {
     private readonly liveResults?: LiveResults,
     /** Big bodies are parsed in its worker threads, so the event loop stays free for other requests. */
     private readonly parsePool?: ParsePool,
+    /** Stamps each live fetch (`fetchedAt`, a failure's `at`): the core's clock. Deadlines stay on real time. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -170,7 +172,7 @@ export class LookupService {
       };
       // One lookup, however many upstream requests: one limiter slot and one breaker verdict (HttpClient.lookup).
       const bodies = await (this.http.lookup ? this.http.lookup(base, fetchWith) : fetchWith(base));
-      fetchedAt = Date.now();
+      fetchedAt = this.now();
       t1 = performance.now();
       parsed = await this.parse(op, bodies, params);
     } catch (e) {
@@ -181,7 +183,7 @@ export class LookupService {
         operation: op.name as OperationName,
         params: canonical,
         error: asMarketlensError(e),
-        at: Date.now(),
+        at: this.now(),
         // A parse failure came after the bodies: its upstream time ends there.
         upstreamMs: (t1 || performance.now()) - t0,
         // Refused before `run` (open circuit, full queue): no scope, nothing sent.

@@ -1,7 +1,7 @@
 /**
  * `marketlens product <sku> [--size 10] [--country US] [--currency USD] [--json]`: the product answer from the
- * command line — live, through the same lookups as the service (no cache between runs) — as a size table, or the
- * answer as JSON.
+ * command line — live, through the service's core (src/core: the same lookups, recorded in the price history; no
+ * cache between runs) — as a size table, or the answer as JSON.
  */
 import type { Config } from '../config.js';
 import { MarketlensError } from '../errors.js';
@@ -37,14 +37,12 @@ function parseArgs(args: string[]): ProductArgs {
 
 export async function productCommand(config: Config, args: string[]): Promise<number> {
   const options = parseArgs(args);
-  const { createHttpClient } = await import('../upstream/create-client.js');
-  const { LookupService } = await import('../operations/lookup.js');
-  const { ProductService } = await import('./service.js');
-  const http = createHttpClient(config);
-  try {
-    const products = new ProductService({ lookup: new LookupService(config, http), deadlineMs: config.deadlineMs });
-    const result = await products
-      .answer(options.sku, { country: options.country, currency: options.currency })
+  const { withCommandCore } = await import('../core/command-core.js');
+  // The core's product service: its answer is recorded (history, product links, alert detection) as the route's is.
+  return withCommandCore(config, async (core) => {
+    const result = await core.products
+      // Live, as before the core: no answer cached by a server sharing Redis.
+      .answer(options.sku, { country: options.country, currency: options.currency }, { maxAgeSeconds: 0 })
       .catch((e: unknown) => {
         // A bad SKU, country or currency is the caller's typing: a usage error (exit 2), like `lookup`'s parameters.
         if (e instanceof MarketlensError && e.code === 'invalid_parameter') throw new UsageError(e.message);
@@ -54,9 +52,7 @@ export async function productCommand(config: Config, args: string[]): Promise<nu
     console.log(options.json ? JSON.stringify(answer, null, 2) : renderProduct(answer));
     if (result.missingParts.length > 0) console.error(`Missing parts: ${result.missingParts.join(', ')}`);
     return 0;
-  } finally {
-    await http.close?.();
-  }
+  });
 }
 
 /** The answer with only the rows of that size (`10`, `7Y`), in whichever system states it. */

@@ -5,7 +5,7 @@
 import type { CacheStatus, LookupOptions, LookupService } from '../operations/lookup.js';
 import type { Registry } from '../operations/registry.js';
 import type { AnyOperation, Operation } from '../operations/types.js';
-import { zodToInvalidParameter } from '../server/problem.js';
+import { zodToInvalidParameter } from '../param-errors.js';
 import type { LookupRecord, ProductLookupName, ProductLookupRecords, ProductLookups } from './source.js';
 
 /** ProductLookups over a LookupService, remembering how each lookup was answered (X-Cache). */

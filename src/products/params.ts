@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { countryParam, currencyParam, preferredCurrency } from '../marketplaces/resale-a/locale.js';
-import { zodToInvalidParameter } from '../server/problem.js';
+import { zodToInvalidParameter } from '../param-errors.js';
 import { skuParam } from './sku.js';
 import type { ProductLocale } from './source.js';
 

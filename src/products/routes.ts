@@ -1,16 +1,14 @@
 /**
  * `GET /api/v1/products/{sku}` (beyond the spec, its own OpenAPI tag): the product by SKU across StockX, GOAT and
- * Nike. Registered from buildApp with one line; the answer itself is ProductService's.
+ * Nike. Registered from buildApp with one line; the answer itself is the core's ProductService's.
  */
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { z } from 'zod';
 import { COSTS_ONE_REQUEST } from '../limits/http.js';
-import type { LookupService } from '../operations/lookup.js';
-import type { Registry } from '../operations/registry.js';
 import { problemResponses } from '../server/openapi.js';
 import { productPathSchema, productQuerySchema } from './params.js';
 import { productAnswerSchema } from './schema.js';
-import { ProductService } from './service.js';
+import type { ProductService } from './service.js';
 
 export const PRODUCTS_TAG = 'Products';
 export const PRODUCT_PATH = '/api/v1/products/:sku';
@@ -23,11 +21,10 @@ declare module 'fastify' {
 }
 
 export interface ProductRouteDeps {
-  lookup: LookupService;
-  deadlineMs: number;
+  /** The core's product service (its answers already handed to the product watch). */
+  products: ProductService;
   /** Authenticates the caller and counts the request against its rate limit and quota (guardWithLimits). */
   guard: onRequestHookHandler;
-  registry?: Registry;
 }
 
 const maxAge = z.coerce
@@ -58,8 +55,8 @@ const DESCRIPTION =
   '(search, prices, product) and 1 Nike (product): each counts in its marketplace’s limiter and cache exactly like ' +
   'the same lookup on its own route, and a warm answer (every sub-lookup cached) makes no upstream request.';
 
-export function registerProducts(app: FastifyInstance, deps: ProductRouteDeps): ProductService {
-  const products = new ProductService({ lookup: deps.lookup, deadlineMs: deps.deadlineMs, registry: deps.registry });
+export function registerProducts(app: FastifyInstance, deps: ProductRouteDeps): void {
+  const { products } = deps;
   app.decorate('products', products);
   app.route({
     method: 'GET',
@@ -90,5 +87,4 @@ export function registerProducts(app: FastifyInstance, deps: ProductRouteDeps): 
       return result.answer;
     },
   });
-  return products;
 }

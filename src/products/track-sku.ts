@@ -5,7 +5,7 @@
  * to `app.productWatch.refresh`).
  */
 import { z } from 'zod';
-import { zodToInvalidParameter } from '../server/problem.js';
+import { zodToInvalidParameter } from '../param-errors.js';
 import { parseInterval, PRODUCT_TRACK_OPERATION, type TrackPayload } from '../history/track.js';
 import { productRequest } from './params.js';
 

@@ -1,35 +1,25 @@
 /**
- * The Fastify app factory: wires configuration, keys, the upstream client and the lookup service into routes.
- * Tests build it with a config pointing the marketplaces at a fake upstream and use `app.inject`.
+ * The Fastify app factory: registers the routes over a core (src/core: the service's parts without HTTP — store, keys,
+ * cache, upstream client, lookup, history, job runner, alerts, status, products). Tests build it with a config
+ * pointing the marketplaces at a fake upstream and use `app.inject`.
  */
 import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
-import { LookupCache } from '../cache/lookup-cache.js';
-import { MemoryStore } from '../cache/memory-store.js';
-import { RedisConnection } from '../platform/redis-connection.js';
-import { RedisFlights } from '../cache/redis-flights.js';
-import { RedisStore } from '../cache/redis-store.js';
-import { registerAlerts, type AlertsDeps } from '../alerts/http.js';
-import { registerAlertMetrics } from '../alerts/metrics.js';
-import { loadSessionSecret, registerDashboard, SessionSigner } from '../dashboard/index.js';
-import type { Config } from '../config.js';
+import { registerAlerts } from '../alerts/http.js';
+import { buildCore, type Core, type CoreDeps } from '../core/index.js';
+import { registerDashboard } from '../dashboard/index.js';
 import { MarketlensError } from '../errors.js';
 import type { KeyStore } from '../keys/key-store.js';
-import { openKeys } from '../keys/open-keys.js';
-import { KeyLimits } from '../limits/key-limits.js';
 import { USAGE_PATH, guardWithLimits, registerUsageRoute } from '../limits/http.js';
-import { LiveResults } from '../operations/live-results.js';
+import type { LiveResults } from '../operations/live-results.js';
+import type { RedisConnection } from '../platform/redis-connection.js';
+import type { KeyLimits } from '../limits/key-limits.js';
+import type { Store } from '../store/index.js';
 import { registerHistory } from '../history/routes.js';
 import { registerProducts } from '../products/routes.js';
-import { LookupService } from '../operations/lookup.js';
-import { registerProductWatch, type AnswerProduct } from '../products/watch.js';
-import { ParsePool } from '../operations/parse-pool.js';
-import { openStore, type Store } from '../store/index.js';
-import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
-import type { HttpClient } from '../upstream/http-client.js';
-import { createHttpClient } from '../upstream/create-client.js';
-import type { UpstreamObserver } from '../upstream/observer.js';
-import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus, registerStatusCanaries } from '../status/index.js';
+import type { LookupService } from '../operations/lookup.js';
+import { registerProductWatch } from '../products/watch.js';
+import { STATUS_PAGE_PATH, STATUS_PATH, registerStatus } from '../status/index.js';
 import { callerKey, identifyCaller, makeAuthenticate } from './auth.js';
 import { registerBodyHandling } from './body.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
@@ -40,7 +30,7 @@ import { bufferedStdout } from './log-destination.js';
 import { guardedValidatorCompiler } from './request-input-guard.js';
 import { trustProxyFn } from './trust-proxy.js';
 import { requestIdOf } from './request-id.js';
-import { Metrics } from './metrics.js';
+import type { Metrics } from './metrics.js';
 import { SeriesCounter, type CounterSeries } from './series-metrics.js';
 import { ERROR_DOCS_PATH, registerErrorDocs } from './error-docs.js';
 import { problemSchema, registerOpenApi } from './openapi.js';
@@ -49,28 +39,17 @@ import { operationPaths, registerOperationRoutes } from './operation-routes.js';
 import { BODY_LIMIT_BYTES, normaliseError, sendProblem } from './problem.js';
 import { VERSION } from '../version.js';
 
-export interface AppDeps {
-  config: Config;
-  /** The database; opened from config (and closed with the app) when absent. */
-  store?: Store;
-  keys?: KeyStore;
-  http?: HttpClient;
-  metrics?: Metrics;
+export interface AppDeps extends Omit<CoreDeps, 'log'> {
   /**
-   * The marketplaces and operations to serve; the built-in ones by default. A test adds a marketplace with
-   * `BUILT_IN_REGISTRY.with(module)` (and loads its config with `loadConfig(env, registry.marketplaces)`).
+   * A core built by the caller: the app starts it once ready (nothing happens when it already runs) and leaves
+   * stopping it to the caller. Without one, the app builds its own (logging through the app's logger), starts it once
+   * ready and stops it on close.
    */
-  registry?: Registry;
-  /** The after-fetch seam; one is made when not given. */
-  liveResults?: LiveResults;
+  core?: Core;
   /** A pino destination for tests that assert on log lines. */
   logStream?: NodeJS.WritableStream;
-  /** Alert delivery timing/sender overrides (tests). */
-  alerts?: AlertsDeps['engine'];
   /** False: every request goes through Fastify, none through the cached-hit path (tests compare the two). */
   hitPath?: boolean;
-  /** Product answers from elsewhere than the product service (tests scripting the market for product alerts). */
-  answerProduct?: AnswerProduct;
 }
 
 export interface AppState {
@@ -96,23 +75,14 @@ declare module 'fastify' {
       connections: ConnectionGuard;
       /** The cached-hit path in front of Fastify (absent with Redis limits, at debug, or when turned off). */
       hitPath?: HitPath;
+      /** Every part of the service (the fields above are its parts, named as routes and tests know them). */
+      core: Core;
     };
   }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const metrics = deps.metrics ?? new Metrics();
-  const registry = deps.registry ?? BUILT_IN_REGISTRY;
-  // Upstream events go to /metrics and to /api/v1/status (src/status), which adds itself below.
-  const upstreamObservers: UpstreamObserver[] = [metrics];
-  const http: HttpClient =
-    deps.http ??
-    createHttpClient(
-      config,
-      { onUpstream: (e) => upstreamObservers.forEach((o) => o.onUpstream(e)) },
-      { marketplaces: registry.marketplaces },
-    );
   const state: AppState = { ready: true };
 
   const logOut = deps.logStream ? undefined : bufferedStdout();
@@ -162,47 +132,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     connections.handlerStarted(req.raw);
     done();
   });
-  // Durable state (keys, usage, …): SQLite in the data directory, or PostgreSQL. A bad database stops start-up here.
-  const store = deps.store ?? (await openStore(config, app.log));
-  const keys =
-    deps.keys ??
-    (await openKeys(store, config, app.log).catch(async (e: unknown) => {
-      if (!deps.store) await store.close();
-      throw e;
-    }));
-  // Dashboard sessions stand for a key on every route that takes one (src/dashboard, src/server/auth.ts).
-  const sessions = new SessionSigner(await loadSessionSecret(store.db));
-  // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
-  const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
-  if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
-  const flights = redis ? new RedisFlights(redis) : undefined;
-  flights?.start();
-  const cache = new LookupCache({
-    store: redis ? new RedisStore(redis) : new MemoryStore(config.cacheMaxBytes),
-    flights,
-    ttl: config.ttl,
-    staleIfErrorSeconds: config.staleIfErrorSeconds,
-    deadlineMs: config.deadlineMs,
-    log: app.log,
+  // Every part without HTTP; this app registers routes over them. A bad database or keys stop start-up here.
+  const core = deps.core ?? (await buildCore({ ...deps, log: app.log }));
+  const { metrics, keys, store, lookup, liveResults, limits, redis, sessions, registry } = core;
+  app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections, core });
+  // The parts start once every route is in place (jobs and deliveries never run during registration).
+  app.addHook('onReady', async () => core.start());
+  // preClose: while in-flight requests finish, this instance withdraws its status figures (Redis is still up) and the
+  // canaries start no further lookup (the job runner's stop, in onClose, waits for the running one).
+  app.addHook('preClose', async () => {
+    if (deps.core) return;
+    core.canaries.stop();
+    await core.status.shared.stop();
   });
-  const parsePool =
-    config.parseThreads > 0
-      ? new ParsePool({ threads: config.parseThreads, thresholdBytes: config.parseOffThreadBytes })
-      : undefined;
-  const liveResults =
-    deps.liveResults ?? new LiveResults((e) => app.log.error({ err: e }, 'live-result listener failed'));
-  const lookup = new LookupService(config, http, cache, liveResults, parsePool);
-  const limits = await KeyLimits.create({ config, redis, db: store.db, log: app.log, health: store.health });
-  app.decorate('marketlens', { state, metrics, keys, store, lookup, liveResults, limits, redis, connections });
-  // Fastify runs onClose hooks last-registered first: this one, registered before every feature (status, alerts,
-  // history), runs after theirs, so they flush into a database that is still open.
+  // Fastify runs onClose hooks last-registered first: this one, registered before every route's, runs after theirs.
+  // The core stops in its declared reverse order (src/core/index.ts): features flush before limits write the last
+  // usage counts, before the database closes, before Redis closes.
   app.addHook('onClose', async () => {
-    await http.close?.();
-    await parsePool?.close();
-    await limits.close(); // writes the last usage counts: before the database closes
-    if (!deps.keys) keys.close();
-    if (!deps.store) await store.close();
-    await redis?.close();
+    if (!deps.core) await core.stop();
     logOut?.flush();
   });
   // Spec 4.1 sends its query as a JSON body on GET; bodiless GETs with a JSON content type have no body.
@@ -311,13 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handler: async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   });
 
-  const status = registerStatus(app, {
-    http,
-    redis,
-    liveResults,
-    authenticate: config.metricsPublic ? undefined : authenticate,
-    observeUpstream: (o) => upstreamObservers.push(o),
-  });
+  registerStatus(app, { status: core.status, authenticate: config.metricsPublic ? undefined : authenticate });
   const cacheResults = cacheResultCounter(metrics);
   const bySeries = new Map<string, CounterSeries>();
   const cacheSeries = (operation: string, result: string) => {
@@ -336,28 +277,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     guard,
     onCacheResult: (operation, result) => {
       cacheSeries(operation, result).inc();
-      status.onCacheAnswer(operation, result);
+      core.status.aggregator.onCacheAnswer(operation, result);
     },
     config,
   });
   registerUsageRoute(app, authenticate, limits, problemSchema);
-  // Alerts share the app's database; their delivery loop stops (in its own onClose, registered first) before it closes.
-  const alerts = await registerAlerts(app, {
-    config,
-    guard,
-    problem: problemSchema,
-    store,
-    engine: deps.alerts,
-  });
-  liveResults.onFailure((failure) => alerts.handleFailure(failure));
-  await registerHistory(app, { config, guard, store, registry });
-  registerProducts(app, { lookup, deadlineMs: config.deadlineMs, guard, registry });
-  // Canaries are jobs of the history's scheduler (tracked products' too): added once it exists, before it starts.
-  await registerStatusCanaries(app, { lookup, intervalMs: config.canaryIntervalMs, registry });
-  app.history.recorder.onObserved((batch) => alerts.handleObservations(batch));
-  registerProductWatch(app, { guard, answerProduct: deps.answerProduct });
+  registerAlerts(app, { config, guard, problem: problemSchema, store, engine: core.alerts });
+  registerHistory(app, { config, guard, store, recorder: core.recorder, scheduler: core.jobs, registry });
+  registerProducts(app, { products: core.products, guard });
+  registerProductWatch(app, { guard, watch: core.productWatch, store });
   registerDashboard(app, { sessions, guard });
-  registerAlertMetrics(metrics.registry, alerts);
   // MCP: tools over the routes above (each call counts through its route), stdio and Streamable HTTP at /mcp.
   registerMcp(app, { catalog: routeCatalog, registry, config, version: VERSION, authenticate });
 

@@ -4,9 +4,12 @@
  */
 import type { FastifyError, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import { ERROR_CODES, MarketlensError, type ErrorCode, type ParamIssue } from '../errors.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
+
+import { unknownKey } from '../param-errors.js';
+
+export { zodToInvalidParameter } from '../param-errors.js';
 
 /** Seconds a caller waits after a 503 database_unavailable: a restart or failover usually takes a few. */
 const DATABASE_RETRY_AFTER_S = 5;
@@ -39,31 +42,6 @@ export function toProblem(err: MarketlensError, requestId: string): Problem {
     request_id: requestId,
     ...(err.errors ? { errors: err.errors } : {}),
   };
-}
-
-/** A zod failure on request parameters → 400 invalid_parameter with one entry per parameter. */
-export function zodToInvalidParameter(error: z.ZodError): MarketlensError {
-  const issues: ParamIssue[] = [];
-  for (const i of error.issues) {
-    if (i.code === 'unrecognized_keys') {
-      for (const k of i.keys) issues.push(unknownKey(i.path.map(String), k));
-    } else {
-      const message = i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'is required' : i.message;
-      issues.push({ param: String(i.path[0] ?? 'query'), message });
-    }
-  }
-  return new MarketlensError('invalid_parameter', issues.map((i) => `${i.param}: ${i.message}`).join('; '), {
-    errors: issues,
-  });
-}
-
-/**
- * An unknown key: at the top it is an unknown parameter; inside one (a webhook `filter`) the issue names that
- * parameter, as every other nested error does, and says which key.
- */
-function unknownKey(path: string[], key: string): ParamIssue {
-  if (path.length === 0) return { param: key, message: 'unknown parameter' };
-  return { param: path[0]!, message: `unknown key ${JSON.stringify([...path.slice(1), key].join('.'))}` };
 }
 
 export function sendProblem(reply: FastifyReply, err: MarketlensError): FastifyReply {

@@ -11,7 +11,7 @@
 import type { Kysely } from 'kysely';
 import type { LookupService } from '../operations/lookup.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
-import type { Job, Scheduler } from '../jobs/index.js';
+import type { Job } from '../jobs/index.js';
 import type { Database } from '../store/schema.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
 import { probeParams } from './doctor.js';
@@ -107,27 +107,4 @@ export async function syncCanaryJob(db: Kysely<Database>, intervalMs: number | n
     .where('id', '=', CANARY_JOB_ID)
     .where('interval_ms', '!=', intervalMs)
     .execute();
-}
-
-export interface CanaryDeps {
-  scheduler: Scheduler;
-  db: Kysely<Database>;
-  lookup: LookupService;
-  /** MARKETLENS_CANARY_INTERVAL in ms; null = off. */
-  intervalMs: number | null;
-  log: CanaryLog;
-  /** The marketplaces and operations to probe (the built-in ones by default). */
-  registry?: Registry;
-}
-
-/**
- * Registers the `canary` kind on the scheduler and writes (or deletes) its job; before the scheduler starts. The
- * handler is registered even when this instance has canaries off: a BullMQ scheduler drops the job schedulers of
- * kinds it does not handle, which would fight an instance that has them on (set the variable alike everywhere).
- */
-export async function registerCanaries(deps: CanaryDeps): Promise<Canaries> {
-  const canaries = new Canaries(deps.lookup, deps.log, Date.now, deps.registry);
-  deps.scheduler.handle(CANARY_KIND, (job) => canaries.run(job));
-  await syncCanaryJob(deps.db, deps.intervalMs);
-  return canaries;
 }
