@@ -23,7 +23,8 @@ import type { Job, Queue, Worker } from 'bullmq';
 import { bullmq } from '../util/bullmq.js';
 import { Redis } from 'ioredis';
 import type { Claimed, DeliveryQueue, Enqueued, Head, Outcome } from './queue.js';
-import type { AlertLog, DeliveryTiming, DeliveryWorker } from './worker.js';
+import type { Logger } from '../platform/logger.js';
+import type { DeliveryTiming, DeliveryWorker } from './worker.js';
 
 export interface BullmqDispatchOptions {
   redisUrl: string;
@@ -32,7 +33,7 @@ export interface BullmqDispatchOptions {
   queue: DeliveryQueue;
   worker: DeliveryWorker;
   timing: Pick<DeliveryTiming, 'leaseMs' | 'concurrency' | 'deferMs'>;
-  log: AlertLog;
+  log: Logger;
 }
 
 interface JobData {

@@ -8,6 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
+import type { Logger } from '../platform/logger.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ProductAnswer } from '../products/types.js';
 import { detectChanges, detectFailure } from './detect.js';
@@ -24,12 +25,12 @@ import { AlertState } from './state.js';
 import type { SubscriptionIndex } from './subscription-index.js';
 import { Subscriptions, type Subscription } from './subscriptions.js';
 import type { TargetPolicy } from './target-guard.js';
-import { DEFAULT_TIMING, DeliveryWorker, type AlertLog, type DeliveryTiming } from './worker.js';
+import { DEFAULT_TIMING, DeliveryWorker, type DeliveryTiming } from './worker.js';
 
 export interface AlertEngineOptions {
   db: Kysely<AlertTables>;
   policy: TargetPolicy;
-  log: AlertLog;
+  log: Logger;
   timing?: Partial<DeliveryTiming>;
   /** Per-attempt timeout (ms). */
   timeoutMs?: number;

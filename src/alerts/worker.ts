@@ -11,6 +11,7 @@
  * FULL_TIMEOUT_EVERY-th send of the streak gets the whole timeout, so a receiver that is slow rather than dead
  * still gets through. Any answer ends the streak.
  */
+import type { Logger } from '../platform/logger.js';
 import { bodyFor } from './chat-format.js';
 import type { ChannelSender } from './channels/send-channel.js';
 import type { Claimed, DeliveryQueue, Outcome } from './queue.js';
@@ -48,12 +49,6 @@ export interface DeliveryTiming {
   sendTimeoutMs: number;
   /** The shortest timeout a subscription in a streak of timeouts is sent with. */
   minSendTimeoutMs: number;
-}
-
-/** What alerts log through: pino's logger fits, and so does a console shim in the CLI. */
-export interface AlertLog {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 export const DEFAULT_TIMING: DeliveryTiming = {
@@ -108,7 +103,7 @@ export class DeliveryWorker {
     private readonly subscriptions: Subscriptions,
     private readonly sender: Sender,
     private readonly timing: DeliveryTiming,
-    private readonly log: AlertLog,
+    private readonly log: Logger,
     /** Telegram, ntfy and e-mail subscriptions are sent through this (one delivery, the same bookkeeping). */
     private readonly channels?: ChannelSender,
   ) {

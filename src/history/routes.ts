@@ -3,7 +3,6 @@
  * `GET /api/v1/db/{products,prices,variants}` and the series `GET /api/v1/history` (JSON, CSV or an SVG chart).
  * Registered from buildApp with one line; also wires the recorder to the live-result seam.
  */
-import type { LevelLog } from '../platform/logger.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
@@ -54,14 +53,13 @@ export async function registerHistory(app: FastifyInstance, deps: HistoryDeps): 
   const counter = historyCounter(app.marketlens.metrics.registry);
   const recorder = new HistoryRecorder(store.db, {
     retentionDays: deps.config.historyRetentionDays,
-    log: (level, msg, ctx) => app.log[level](ctx ?? {}, msg),
+    log: app.log,
     count: (result, n) => counter.inc({ result }, n),
     health: store.health,
   });
   const detach = recorder.attach(app.marketlens.liveResults);
   const stopPrune = recorder.startDailyPrune();
-  const log: LevelLog = (level, msg, ctx) => app.log[level](ctx ?? {}, msg);
-  const scheduler = createScheduler(deps.config, store.db, log);
+  const scheduler = createScheduler(deps.config, store.db, app.log);
   scheduler.handle(TRACK_KIND, trackHandler(app));
   app.decorate('history', { store, recorder, scheduler });
   // Jobs start once the app is ready (every route and decoration in place), never during registration.

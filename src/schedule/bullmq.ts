@@ -5,7 +5,7 @@
  * CLI write `schedule_jobs`); every instance syncs it into job schedulers, adding what is missing, removing what is
  * gone.
  */
-import type { LevelLog } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { Queue, Worker } from 'bullmq';
 import { bullmq } from '../util/bullmq.js';
 import { Redis } from 'ioredis';
@@ -20,7 +20,7 @@ export interface BullmqOptions {
   prefix: string;
   syncMs?: number;
   concurrency?: number;
-  log?: LevelLog;
+  log?: Logger;
 }
 
 const QUEUE = 'schedule';
@@ -40,10 +40,10 @@ export class BullmqScheduler implements Scheduler {
   ) {
     // BullMQ needs maxRetriesPerRequest: null on the connection its blocking worker commands use.
     this.connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
-    this.connection.on('error', (e) => opts.log?.('warn', 'scheduler redis error', { err: e.message }));
+    this.connection.on('error', (e) => opts.log?.warn({ err: e.message }, 'scheduler redis error'));
     this.queue = new (bullmq().Queue)(QUEUE, { connection: this.connection, prefix: `${opts.prefix}bull` });
     // An EventEmitter without an 'error' listener would throw: Redis trouble is logged, lookups go on.
-    this.queue.on('error', (e) => opts.log?.('warn', 'scheduler queue error', { err: e.message }));
+    this.queue.on('error', (e) => opts.log?.warn({ err: e.message }, 'scheduler queue error'));
   }
 
   handle(kind: string, handler: JobHandler): void {
@@ -70,16 +70,16 @@ export class BullmqScheduler implements Scheduler {
     );
     this.workerConnection.on('error', () => undefined); // reported through the worker's 'error' below
     this.worker.on('failed', (j, e) =>
-      this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }),
+      this.opts.log?.warn({ id: j?.data?.id, err: e.message }, 'scheduled job failed'),
     );
-    this.worker.on('error', (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }));
+    this.worker.on('error', (e) => this.opts.log?.warn({ err: e.message }, 'scheduler worker error'));
     this.timer = setInterval(() => this.changed(), this.opts.syncMs ?? 5000).unref();
     this.changed();
   }
 
   changed(): void {
     this.syncing ??= this.sync()
-      .catch((e) => this.opts.log?.('error', 'scheduler sync failed', { err: (e as Error).message }))
+      .catch((e) => this.opts.log?.error({ err: (e as Error).message }, 'scheduler sync failed'))
       .finally(() => (this.syncing = undefined));
   }
 

@@ -1,5 +1,5 @@
 /** The scheduler for this configuration: BullMQ on the shared Redis when MARKETLENS_REDIS_URL is set, else embedded. */
-import type { LevelLog } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
@@ -13,7 +13,7 @@ export { addJob, getJob, listJobs, removeJob, setJobPaused, type Job } from './j
 export function createScheduler(
   config: Pick<Config, 'redisUrl' | 'redisPrefix'>,
   db: Kysely<Database>,
-  log?: LevelLog,
+  log?: Logger,
 ): Scheduler {
   return config.redisUrl
     ? new BullmqScheduler(db, { redisUrl: config.redisUrl, prefix: config.redisPrefix, log })

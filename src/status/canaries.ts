@@ -12,6 +12,7 @@ import type { Kysely } from 'kysely';
 import type { LookupService } from '../operations/lookup.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { OPERATION_NAMES } from '../operations/types.js';
+import type { Logger } from '../platform/logger.js';
 import type { Job, Scheduler } from '../schedule/index.js';
 import type { Database } from '../store/schema.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
@@ -21,16 +22,12 @@ export const CANARY_KIND = 'canary';
 /** The one canary job's id: a fixed one, so several instances writing it at start make one job, not several. */
 export const CANARY_JOB_ID = 'canary';
 
-export interface CanaryLog {
-  warn(obj: object, msg?: string): void;
-}
-
 export class Canaries {
   private stopped = false;
 
   constructor(
     private readonly lookup: LookupService,
-    private readonly log: CanaryLog,
+    private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -115,7 +112,7 @@ export interface CanaryDeps {
   lookup: LookupService;
   /** MARKETLENS_CANARY_INTERVAL in ms; null = off. */
   intervalMs: number | null;
-  log: CanaryLog;
+  log: Logger;
 }
 
 /**

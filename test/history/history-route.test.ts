@@ -267,10 +267,11 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
   it('a refused write is logged and counted, never thrown at the lookup', async () => {
     const store = await openTestStore('sqlite');
     const logs: string[] = [];
+    const logged = (_ctx: object, msg?: string) => void logs.push(msg ?? '');
     const counted: Array<[string, number]> = [];
     const rec = new HistoryRecorder(store.db, {
       retentionDays: 365,
-      log: (_l, msg) => logs.push(msg),
+      log: { info: logged, warn: logged, error: logged },
       count: (r, n) => counted.push([r, n]),
     });
     await store.db.schema.dropTable('history_prices').execute(); // every price insert now fails
