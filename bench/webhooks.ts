@@ -52,7 +52,7 @@ if (process.argv[2] === 'receiver') {
   const engine = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: { allowHttp: true, allowPrivate: true },
-    log: { warn: (o, m) => console.warn(m, o), error: (o, m) => console.error(m, o) },
+    log: { info: () => undefined, warn: (o, m) => console.warn(m, o), error: (o, m) => console.error(m, o) },
     redis: REDIS ? { url: REDIS, prefix: PREFIX } : undefined,
   });
   console.log(`dispatch: ${REDIS ? `BullMQ on ${REDIS}` : 'database loop'}; ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);

@@ -16,7 +16,7 @@ import { ENGINES, engineAvailable, openTestStore, type TestStore } from './suppo
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
 const FAST: Partial<DeliveryTiming> = { baseDelayMs: 40, maxDelayMs: 200, pollMs: 20, leaseMs: 2_000 };
-const silent = { warn: () => undefined, error: () => undefined };
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 let t0 = Date.parse('2026-11-24T00:00:00Z');
 

@@ -23,7 +23,7 @@ describe.each(ENGINES)('alert state keys from upstream text on %s', (engineName)
   async function setup() {
     store = await openTestStore(engineName);
     const db = store.db as unknown as Kysely<AlertTables>;
-    const silent = { warn: () => undefined, error: () => undefined };
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
     // Not started: the deliveries are read from the queue.
     engine = new AlertEngine({ db, policy: { allowHttp: true, allowPrivate: true }, log: silent });
     const sub = await engine.subscriptions.create('key-a', {

@@ -11,6 +11,7 @@ import { FakeUpstream } from './support/fake-upstream.js';
 import { sharedAvailable, sharedDir } from './support/shared.js';
 import { CLI_COMMAND, cleanEnv, runCli, startServe } from './support/binary.js';
 import { productSchema } from '../src/marketplaces/sportswear/schema.js';
+import type { PriceEntry } from '../src/marketplaces/resale-b/schema.js';
 import { REPO_ROOT } from './support/repo-root.js';
 import { openStore } from '../src/store/index.js';
 
@@ -26,6 +27,16 @@ function run(args: string[], extra: Record<string, string> = {}) {
 /** Like run, but without blocking this process (needed when the fake upstream lives in this process). */
 const runAsync = (args: string[], extra: Record<string, string> = {}) =>
   runCli(args, { MARKETLENS_LOG_LEVEL: 'warn', ...extra });
+
+/** The fields of a product in the Nike page's initialState.Threads that the parse test compares against. */
+interface ThreadsProduct {
+  id: string;
+  currentPrice: number;
+  fullPrice: number;
+  employeePrice: number;
+  colorDescription: string;
+  skus: Array<{ nikeSize: string; localizedSize: string; gtin: string }>;
+}
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -75,7 +86,7 @@ describe('marketlens serve', () => {
     const base = `http://127.0.0.1:${port}`;
     const ok = await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`, { headers: { 'x-api-key': key! } });
     expect(ok.status).toBe(200);
-    expect(((await ok.json()) as any[])[0].sizeOption).toEqual({ presentation: '8', value: 8 });
+    expect(((await ok.json()) as PriceEntry[])[0]!.sizeOption).toEqual({ presentation: '8', value: 8 });
     expect((await fetch(`${base}/api/v1/scraper/resale-b/prices?query=1341930`)).status).toBe(401);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
@@ -248,10 +259,10 @@ describe('marketlens lookup / parse', () => {
       const capture = sharedDir('goat/dewuapiparser_goat_1341930_buy_bar_data.json');
       const r = run(['parse', 'resale-b.prices', capture]);
       expect(r.code, r.stderr).toBe(0);
-      const entries = JSON.parse(r.stdout);
-      const upstream = JSON.parse(readFileSync(capture, 'utf8'));
+      const entries = JSON.parse(r.stdout) as PriceEntry[];
+      const upstream = JSON.parse(readFileSync(capture, 'utf8')) as PriceEntry[];
       expect(entries).toHaveLength(upstream.length);
-      entries.forEach((e: any, i: number) => {
+      entries.forEach((e, i) => {
         expect(Object.keys(e).sort()).toEqual([
           'boxCondition',
           'instantShipLowestPriceCents',
@@ -263,17 +274,17 @@ describe('marketlens lookup / parse', () => {
         ]);
         expect(typeof e.sizeOption.value).toBe('number');
         expect(typeof e.sizeOption.presentation).toBe('string');
-        for (const k of ['stockStatus', 'boxCondition', 'shoeCondition']) expect(typeof e[k]).toBe('string');
+        for (const k of ['stockStatus', 'boxCondition', 'shoeCondition'] as const) expect(typeof e[k]).toBe('string');
         expect(Number.isInteger(e.lastSoldPriceCents.amount)).toBe(true);
         expect(Number.isInteger(e.lastSoldPriceCents.amountUsdCents)).toBe(true);
-        for (const k of ['lowestPriceCents', 'instantShipLowestPriceCents', 'lastSoldPriceCents']) {
+        for (const k of ['lowestPriceCents', 'instantShipLowestPriceCents', 'lastSoldPriceCents'] as const) {
           expect(typeof e[k].currency).toBe('string');
-          expect('amount' in e[k]).toBe('amount' in upstream[i][k]);
-          if ('amount' in e[k]) expect(e[k].amount).toBe(upstream[i][k].amount);
+          expect('amount' in e[k]).toBe('amount' in upstream[i]![k]);
+          if ('amount' in e[k]) expect(e[k].amount).toBe(upstream[i]![k].amount);
         }
       });
       // The capture has both kinds: priced and unpriced instant-ship entries.
-      expect(entries.some((e: any) => !('amount' in e.instantShipLowestPriceCents))).toBe(true);
+      expect(entries.some((e) => !('amount' in e.instantShipLowestPriceCents))).toBe(true);
     }, 30_000);
 
     it('parse sportswear.product on the real 2023 Nike page (initialState.Threads) prints a valid 2.7 record (issue 19)', () => {
@@ -286,7 +297,7 @@ describe('marketlens lookup / parse', () => {
       const next = JSON.parse(
         html.match(/<script id="__NEXT_DATA__" type="application\/json">([\s\S]*?)<\/script>/)![1]!,
       );
-      const p = next.props.pageProps.initialState.Threads.products['DZ6333-083'];
+      const p = next.props.pageProps.initialState.Threads.products['DZ6333-083'] as ThreadsProduct;
       expect(record).toMatchObject({
         id: p.id,
         style_color: 'DZ6333-083',
@@ -316,7 +327,7 @@ describe('marketlens lookup / parse', () => {
         status_modifier: null,
       });
       expect(record.sizes.map((s) => [s.label, s.localized_label, s.gtins?.[0]?.gtin])).toEqual(
-        p.skus.map((s: any) => [s.nikeSize, s.localizedSize, s.gtin]),
+        p.skus.map((s) => [s.nikeSize, s.localizedSize, s.gtin]),
       );
       expect(record.product_info.content_images!.length).toBeGreaterThan(0);
       expect(record.product_info.content_images![0]!.properties!.portrait!.url).toMatch(

@@ -187,6 +187,7 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
     cleanups.push(() => store.close());
     const warnings: string[] = [];
     const log = {
+      info: () => undefined,
       warn: (_o: object, msg: string) => void warnings.push(msg),
       error: (_o: object, msg: string) => void warnings.push(msg),
     };

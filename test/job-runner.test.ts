@@ -23,7 +23,7 @@ const available = (b: Backend) => engineAvailable('sqlite') && (b === 'database'
 
 /** Recurring interval on BullMQ (real time); the database's is on the injected clock. */
 const INTERVAL_MS = 200;
-const silent = { warn: () => undefined, error: () => undefined };
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Something that happened, and waiting until enough of it has. */
 class Events<T> {

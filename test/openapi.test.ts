@@ -8,6 +8,7 @@ import { COLLECTIONS } from '../src/history/db-api/collections.js';
 import { OPERATORS } from '../src/history/db-api/where.js';
 import { aliasPath, allOperations } from '../src/operations/registry.js';
 import { OPERATION_NAMES } from '../src/operations/types.js';
+import type { PriceEntry } from '../src/marketplaces/resale-b/schema.js';
 import { testApp } from './support/app.js';
 
 /** A parameter of the document, as far as these tests read it. */
@@ -15,19 +16,65 @@ interface QueryParam {
   name: string;
   in: string;
   style?: string;
-  schema: { $ref?: string; type?: string };
+  schema: Schema;
+}
+
+/** A schema of the document, as far as these tests read it. */
+interface Schema {
+  $ref?: string;
+  type?: string;
+  enum?: unknown[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  example?: Record<string, unknown>;
+  examples?: Array<Record<string, unknown>>;
+}
+
+/** An operation of the document, as far as these tests read it. */
+interface Operation {
+  summary?: string;
+  operationId?: string;
+  tags?: string[];
+  security?: unknown;
+  parameters?: QueryParam[];
+  requestBody?: { required?: boolean };
+  responses: Record<string, { content?: Record<string, { schema: Schema; example?: unknown }> }>;
+}
+
+/** The document: an object first (the validator takes any), then the parts these tests read. */
+interface OpenApiDocument extends Record<string, unknown> {
+  servers: unknown;
+  info: { description: string };
+  tags: Array<{ name: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, Schema> };
 }
 
 describe('/openapi.json', () => {
   let app: FastifyInstance;
-  let doc: any;
+  let doc: OpenApiDocument;
   beforeAll(async () => {
     app = await testApp();
     const res = await app.inject({ url: '/openapi.json', headers: { host: 'api.marketlens.test:8080' } });
     expect(res.statusCode).toBe(200);
-    doc = res.json();
+    doc = res.json<OpenApiDocument>();
   });
   afterAll(() => app.close());
+
+  /** The GET operation of `path`; a missing one fails the test naming it. */
+  const getOf = (path: string): Operation => {
+    const op = doc.paths[path]?.get;
+    if (!op) throw new Error(`no GET ${path} in the document`);
+    return op;
+  };
+  /** The component schema a `$ref` (or a bare name) points at; a missing one fails the test naming it. */
+  const component = (ref: string | undefined): Schema => {
+    const name = String(ref).split('/').pop()!;
+    const schema = doc.components.schemas[name];
+    if (!schema) throw new Error(`no component schema ${name}`);
+    return schema;
+  };
 
   it('is a valid OpenAPI document', async () => {
     const validator = new Validator();
@@ -58,18 +105,18 @@ describe('/openapi.json', () => {
 
   it('documents every error as application/problem+json with the Problem schema', () => {
     let errors = 0;
-    for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [path, item] of Object.entries(doc.paths)) {
       const methods = Object.keys(item).filter((m) =>
         ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(m),
       );
       expect(methods.length, path).toBeGreaterThan(0);
       for (const method of methods) {
-        for (const [status, response] of Object.entries<any>(item[method].responses)) {
+        for (const [status, response] of Object.entries(item[method]!.responses)) {
           if (Number(status) < 400) continue;
           errors++;
           const where = `${method.toUpperCase()} ${path} ${status}`;
           expect(Object.keys(response.content ?? {}), where).toEqual(['application/problem+json']);
-          expect(JSON.stringify(response.content['application/problem+json'].schema), where).toContain(
+          expect(JSON.stringify(response.content?.['application/problem+json']?.schema), where).toContain(
             '#/components/schemas/Problem',
           );
         }
@@ -79,14 +126,17 @@ describe('/openapi.json', () => {
   });
 
   it("marks the finder's JSON body optional (a generated client may send the query string alone)", () => {
-    const finder = doc.paths['/api/v2/finder/watchmarket-search'].get;
-    expect(finder.requestBody.required).toBe(false);
-    expect(finder.parameters.find((p: { name: string }) => p.name === 'query')).toBeDefined();
+    const finder = getOf('/api/v2/finder/watchmarket-search');
+    expect(finder.requestBody?.required).toBe(false);
+    expect(finder.parameters?.find((p) => p.name === 'query')).toBeDefined();
   });
 
   it('types enumerated parameters as enums', () => {
-    const param = (path: string, name: string) =>
-      doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    const param = (path: string, name: string): Schema => {
+      const found = getOf(path).parameters?.find((p) => p.name === name);
+      if (!found) throw new Error(`no parameter ${name} on ${path}`);
+      return found.schema;
+    };
     expect(param('/api/v1/scraper/resale-b/prices', 'country').enum).toEqual(['US', 'UK', 'FR']);
     expect(param('/api/v1/scraper/watchmarket/search', 'sort_by').enum).toEqual([
       'relevance',
@@ -121,41 +171,41 @@ describe('/openapi.json', () => {
     for (const op of allOperations()) {
       const entry = doc.paths[op.path]?.get;
       expect(entry, op.path).toBeDefined();
-      expect(entry.summary).toBe(op.summary);
-      expect(entry.security).toEqual([{ apiKey: [] }]);
+      expect(entry!.summary).toBe(op.summary);
+      expect(entry!.security).toEqual([{ apiKey: [] }]);
     }
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
   });
 
   it('documents every alias path as its own operation (tagged as an alias, the same schemas) for generated clients', () => {
-    expect(doc.tags.map((t: { name: string }) => t.name)).toContain('Retailed aliases');
+    expect(doc.tags.map((t) => t.name)).toContain('Retailed aliases');
     for (const op of allOperations()) {
-      const neutral = doc.paths[op.path].get;
+      const neutral = getOf(op.path);
       const alias = doc.paths[aliasPath(op)]?.get;
       expect(alias, aliasPath(op)).toBeDefined();
-      expect(alias.tags).toEqual(['Retailed aliases']);
-      expect(alias.operationId).not.toBe(neutral.operationId);
-      expect(alias.security).toEqual(neutral.security);
-      expect(alias.parameters).toEqual(neutral.parameters);
-      expect(alias.responses).toEqual(neutral.responses);
-      expect(alias.requestBody).toEqual(neutral.requestBody);
+      expect(alias!.tags).toEqual(['Retailed aliases']);
+      expect(alias!.operationId).not.toBe(neutral.operationId);
+      expect(alias!.security).toEqual(neutral.security);
+      expect(alias!.parameters).toEqual(neutral.parameters);
+      expect(alias!.responses).toEqual(neutral.responses);
+      expect(alias!.requestBody).toEqual(neutral.requestBody);
     }
-    expect(doc.paths['/api/v1/scraper/stockx/product'].get.operationId).toBe('stockxProduct');
-    expect(doc.paths['/api/v1/scraper/goat/prices'].get.operationId).toBe('goatPrices');
-    expect(doc.paths['/api/v2/finder/chrono24-search'].get.operationId).toBe('chrono24Finder');
+    expect(getOf('/api/v1/scraper/stockx/product').operationId).toBe('stockxProduct');
+    expect(getOf('/api/v1/scraper/goat/prices').operationId).toBe('goatPrices');
+    expect(getOf('/api/v2/finder/chrono24-search').operationId).toBe('chrono24Finder');
   });
 
   it('documents the db filter as deepObject parameters listing fields and operators; page and limit as integers', () => {
     for (const [collection, def] of Object.entries(COLLECTIONS)) {
-      const entry = doc.paths[`/api/v1/db/${collection}`].get;
-      const params = new Map<string, QueryParam>(entry.parameters.map((p: QueryParam) => [p.name, p]));
+      const entry = getOf(`/api/v1/db/${collection}`);
+      const params = new Map<string, QueryParam>((entry.parameters ?? []).map((p) => [p.name, p]));
       expect([...params.keys()]).not.toContain('where[field][operator]');
       for (const [field, f] of Object.entries<{ type: string }>(def.fields)) {
         const where = params.get(`where[${field}]`);
         expect(where, `${collection} ${field}`).toMatchObject({ in: 'query', style: 'deepObject', explode: true });
-        const schema = doc.components.schemas[String(where?.schema.$ref).split('/').pop()!];
+        const schema = component(where?.schema.$ref);
         expect(schema.type).toBe('object');
-        expect(Object.keys(schema.properties).sort(), `${collection} ${field} (${f.type})`).toEqual(
+        expect(Object.keys(schema.properties ?? {}).sort(), `${collection} ${field} (${f.type})`).toEqual(
           [...OPERATORS].sort(),
         );
       }
@@ -166,8 +216,8 @@ describe('/openapi.json', () => {
 
   it('documents parameters, the record and every error status of each operation', () => {
     for (const op of allOperations()) {
-      const entry = doc.paths[op.path].get;
-      const names = (entry.parameters ?? []).map((p: { name: string }) => p.name);
+      const entry = getOf(op.path);
+      const names = (entry.parameters ?? []).map((p) => p.name);
       expect(names, op.name).toContain('max_age');
       for (const key of Object.keys(op.params.shape)) expect(names, `${op.name} ${key}`).toContain(key);
       expect(entry.responses['200'], op.name).toBeDefined();
@@ -178,19 +228,20 @@ describe('/openapi.json', () => {
   });
 
   it('documents the problem shape with every error code and an example', () => {
-    const problem = doc.components.schemas.Problem;
-    expect(problem.properties.code.enum.sort()).toEqual(Object.keys(ERROR_CODES).sort());
+    const problem = component('Problem');
+    expect(problem.properties?.code?.enum?.sort()).toEqual(Object.keys(ERROR_CODES).sort());
     expect(problem.examples?.[0]?.code ?? problem.example?.code).toBe('invalid_parameter');
     for (const code of Object.keys(ERROR_CODES)) expect(doc.info.description).toContain(`\`${code}\``);
   });
 
   it('carries the example response of resale-b prices', () => {
-    const ok = doc.paths['/api/v1/scraper/resale-b/prices'].get.responses['200'];
-    const schema = ok.content['application/json'].schema;
+    const json = getOf('/api/v1/scraper/resale-b/prices').responses['200']?.content?.['application/json'];
+    expect(json).toBeDefined();
+    const schema = json!.schema;
     expect(schema.type).toBe('array');
-    const entry = doc.components.schemas[schema.items.$ref.split('/').pop()];
-    expect(ok.content['application/json'].example[0].sizeOption).toEqual({ value: 10, presentation: '10' });
-    expect(Object.keys(entry.properties)).toEqual(
+    const entry = component(schema.items?.$ref);
+    expect((json!.example as PriceEntry[])[0]!.sizeOption).toEqual({ value: 10, presentation: '10' });
+    expect(Object.keys(entry.properties ?? {})).toEqual(
       expect.arrayContaining(['sizeOption', 'stockStatus', 'instantShipLowestPriceCents']),
     );
     expect(entry.required).toEqual(expect.arrayContaining(['lastSoldPriceCents', 'lowestPriceCents']));

@@ -11,6 +11,15 @@ import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
 import { readCapture, sharedAvailable } from './support/shared.js';
 
+/** An edge's node in the captured Browse answer: a Product, or a Variant carrying its product. */
+interface BrowseNode {
+  id: string;
+  urlKey: string;
+  title: string;
+  brand: string;
+  product?: BrowseNode;
+}
+
 const TRENDS = '/api/v1/scraper/resale-a/trends';
 const headers = { ...auth, 'cache-control': 'no-cache' };
 
@@ -81,7 +90,7 @@ describe.runIf(sharedAvailable)('resale-a trends (beyond the spec)', () => {
     expect(req.headers['selected-country']).toBe('FR');
 
     const hits = res.json();
-    const edges = JSON.parse(capture).browse.results.edges as Array<{ node: any }>;
+    const edges = JSON.parse(capture).browse.results.edges as Array<{ node: BrowseNode }>;
     expect(hits).toHaveLength(edges.length);
     for (const [i, hit] of hits.entries()) {
       expect(searchHitProblems(hit)).toEqual([]);

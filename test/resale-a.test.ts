@@ -24,9 +24,18 @@ function json(res: ServerResponse, body: string, status = 200): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 }
 
+/** A GraphQL POST body as the client sends it. */
+interface GraphqlBody {
+  operationName: string;
+  query: string;
+  variables: Record<string, unknown>;
+}
+
 /** The GraphQL POSTs received, parsed. */
-function graphqlCalls(stockx: FakeUpstream): Array<{ req: LoggedRequest; body: any }> {
-  return stockx.requests.filter((r) => r.path === GRAPHQL).map((req) => ({ req, body: JSON.parse(req.body) }));
+function graphqlCalls(stockx: FakeUpstream): Array<{ req: LoggedRequest; body: GraphqlBody }> {
+  return stockx.requests
+    .filter((r) => r.path === GRAPHQL)
+    .map((req) => ({ req, body: JSON.parse(req.body) as GraphqlBody }));
 }
 
 /** Serves GraphQL by operation name; unknown operations get a schema error. */

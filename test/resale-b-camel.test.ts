@@ -13,11 +13,21 @@ import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { readCapture, sharedAvailable } from './support/shared.js';
 
+/** A GOAT product template: the keys these tests read by name, and every other key as it came. */
+interface Template {
+  slug: string;
+  localizedSpecialDisplayPriceCents: { currency: string };
+  productTemplateExternalPictures: Array<{ mainPictureUrl: string }>;
+  [key: string]: unknown;
+}
+
 /** Real templates: a 2024 one (dewuapiparser) and one of the 2025-03 scrapfly export. */
-function templates(): Array<Record<string, any>> {
-  const dewu = JSON.parse(readCapture('goat/dewuapiparser_goat_1341930_productTemplate.json'));
-  const scrapfly = JSON.parse(readCapture('goat/scrapfly_nextdata_productTemplates_2025-03-27_f07f3e1.json'));
-  return [dewu, scrapfly[0]];
+function templates(): Template[] {
+  const dewu = JSON.parse(readCapture('goat/dewuapiparser_goat_1341930_productTemplate.json')) as Template;
+  const scrapfly = JSON.parse(
+    readCapture('goat/scrapfly_nextdata_productTemplates_2025-03-27_f07f3e1.json'),
+  ) as Template[];
+  return [dewu, scrapfly[0]!];
 }
 
 /** The keys and nested keys kravetb/goat_api (Nov 2024) reads from goat/product. */
@@ -69,7 +79,7 @@ describe.runIf(sharedAvailable)('resale-b product keys', () => {
       headers: auth,
     });
 
-  it.each(templates().map((t) => [t.slug as string, t] as const))(
+  it.each(templates().map((t) => [t.slug, t] as const))(
     "camel: %s has the template's own keys and values",
     async (slug, t) => {
       const res = await get(camel, slug);
@@ -84,7 +94,7 @@ describe.runIf(sharedAvailable)('resale-b product keys', () => {
       for (const k of C2_READS) expect(product[k], k).toEqual(t[k]);
       expect(product.localizedSpecialDisplayPriceCents.currency).toBe(t.localizedSpecialDisplayPriceCents.currency);
       expect(product.productTemplateExternalPictures[0].mainPictureUrl).toBe(
-        t.productTemplateExternalPictures[0].mainPictureUrl,
+        t.productTemplateExternalPictures[0]!.mainPictureUrl,
       );
       expect(product.releaseDate).toMatch(/Z$/);
     },

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusView } from '../src/status/view.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
 import { expectProblem } from './support/problem.js';
@@ -198,7 +199,7 @@ describe('GET /api/v1/status', () => {
         expect(s.shared).toBe(true);
         expect(s.instances).toHaveLength(2);
         const counts = s.instances
-          .map((i: any) => i.marketplaces['resale-b'].operations['resale-b.prices']['5m'].lookups)
+          .map((i: StatusView) => i.marketplaces['resale-b'].operations['resale-b.prices']?.['5m'].lookups)
           .sort();
         expect(counts).toEqual([1, 3]);
         expect(s.instances[0].instance).not.toBe(s.instances[1].instance);

@@ -12,7 +12,7 @@ import { createSender, type SendOptions, type SendResult, type Sender } from '..
 import { openTestStore, type TestStore } from './support/stores.js';
 import { startHangingReceiver, type HangingReceiver } from './support/webhook-receiver.js';
 
-const silent = { warn: () => undefined, error: () => undefined };
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const timedOut = (ms: number): SendResult => ({
   ok: false,

@@ -8,6 +8,13 @@ import { closedPort } from './support/ports.js';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
+/** A delivery as GET /api/v1/webhooks/{id}/deliveries lists it, as far as this test reads it. */
+interface Delivery {
+  id: string;
+  status: string;
+  attempts: number;
+}
+
 const KEY = 'ml_webhook_binary_test_key_0123456789ab';
 const LOCAL = {
   MARKETLENS_WEBHOOK_ALLOW_HTTP: 'true',
@@ -117,28 +124,31 @@ describe.each(ENGINES)('webhooks with the real binary on %s', (engine) => {
 
       const first = await serveDirect(env);
       cleanups.push(async () => first.child.kill('SIGKILL'));
-      const created: any = await (
+      const created = (await (
         await fetch(base, {
           method: 'POST',
           headers,
           body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/hook`, events: ['price.changed'] }),
         })
-      ).json();
+      ).json()) as { id: string; secret: string };
       expect(created.id).toBeDefined();
       for (let i = 0; i < 3; i++)
         expect(
           (await fetch(`${base}/${created.id}/test`, { method: 'POST', headers: { 'x-api-key': KEY } })).status,
         ).toBe(202);
       // Wait until the first delivery has failed once (connection refused) and is waiting for its retry.
-      let deliveries: any[] = [];
-      for (let i = 0; i < 100 && !(deliveries.at(-1)?.attempts >= 1 && deliveries.at(-1)?.status === 'pending'); i++) {
+      const awaitingRetry = (d: Delivery | undefined) => d !== undefined && d.attempts >= 1 && d.status === 'pending';
+      let deliveries: Delivery[] = [];
+      for (let i = 0; i < 100 && !awaitingRetry(deliveries.at(-1)); i++) {
         await new Promise((r) => setTimeout(r, 50));
         deliveries = (
-          (await (await fetch(`${base}/${created.id}/deliveries`, { headers: { 'x-api-key': KEY } })).json()) as any
+          (await (await fetch(`${base}/${created.id}/deliveries`, { headers: { 'x-api-key': KEY } })).json()) as {
+            data: Delivery[];
+          }
         ).data;
       }
       expect(deliveries.map((d) => d.status)).toEqual(['pending', 'pending', 'pending']);
-      expect(deliveries.at(-1).attempts).toBe(1);
+      expect(deliveries.at(-1)?.attempts).toBe(1);
       first.child.kill('SIGKILL');
       await first.exited;
 

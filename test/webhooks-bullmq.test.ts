@@ -18,7 +18,7 @@ import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './su
 import { createTestDatabase, openTestStore, postgresAvailable } from './support/stores.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
-const silent = { warn: () => undefined, error: () => undefined };
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 /** The database loop out of the picture: anything delivered within a test's few seconds went through BullMQ. */
 const BULLMQ_ONLY: Partial<DeliveryTiming> = {
   baseDelayMs: 100,

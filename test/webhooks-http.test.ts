@@ -13,6 +13,13 @@ import { priceObservation } from './support/observations.js';
 import { expectProblem } from './support/problem.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
+/** A delivery as GET /api/v1/webhooks/{id}/deliveries lists it, as far as these tests read it. */
+interface Delivery {
+  status: string;
+  attempts: number;
+  latency_ms: number | null;
+}
+
 const OTHER_KEY = 'ml_other_key_for_webhook_tests_0123456789';
 const other = { 'x-api-key': OTHER_KEY };
 
@@ -63,7 +70,7 @@ describe('webhooks API (local targets allowed)', () => {
     expect(got.statusCode).toBe(200);
     expect(got.json().secret).toBeUndefined(); // shown once
     const listed = await app.inject({ url: '/api/v1/webhooks', headers: auth });
-    expect(listed.json().data.map((s: any) => s.id)).toEqual([sub.id]);
+    expect(listed.json<{ data: Array<{ id: string }> }>().data.map((s) => s.id)).toEqual([sub.id]);
 
     // Another key sees nothing and can change nothing.
     expect((await app.inject({ url: '/api/v1/webhooks', headers: other })).json().data).toEqual([]);
@@ -106,9 +113,11 @@ describe('webhooks API (local targets allowed)', () => {
     expect(tested.statusCode).toBe(202);
     await receiver.waitFor(1);
     expect(receiver.messages()[0]).toMatchObject({ type: 'webhook.test', data: { subscription_id: sub.id } });
-    let deliveries: any[] = [];
+    let deliveries: Delivery[] = [];
     for (let i = 0; i < 50 && deliveries[0]?.status !== 'delivered'; i++) {
-      deliveries = (await app.inject({ url: `/api/v1/webhooks/${sub.id}/deliveries`, headers: auth })).json().data;
+      deliveries = (await app.inject({ url: `/api/v1/webhooks/${sub.id}/deliveries`, headers: auth })).json<{
+        data: Delivery[];
+      }>().data;
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(deliveries[0]).toMatchObject({
@@ -118,7 +127,7 @@ describe('webhooks API (local targets allowed)', () => {
       response_code: 204,
       id: receiver.received[0]!.id,
     });
-    expect(deliveries[0].latency_ms).toEqual(expect.any(Number));
+    expect(deliveries[0]?.latency_ms).toEqual(expect.any(Number));
 
     expect((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${sub.id}`, headers: auth })).statusCode).toBe(
       204,

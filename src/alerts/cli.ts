@@ -38,7 +38,7 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
     db: store.db as unknown as Kysely<AlertTables>,
     policy: config.webhooks,
     channels: channelEndpoints(config.channels),
-    log: { warn: () => undefined, error: (o, m) => console.error(m, o) },
+    log: { info: () => undefined, warn: () => undefined, error: (o, m) => console.error(m, o) },
   });
   try {
     if (sub === 'list') {

@@ -8,7 +8,8 @@
 import type { LaneClaim, LaneHead, LaneSpec, LaneStore } from '../jobs/index.js';
 import type { Claimed, DeliveryQueue, Head } from './queue.js';
 import type { SendShares } from './send-shares.js';
-import type { AlertLog, DeliveryTiming, DeliveryWorker } from './worker.js';
+import type { Logger } from '../platform/logger.js';
+import type { DeliveryTiming, DeliveryWorker } from './worker.js';
 
 /** The lane's BullMQ queue (under `${MARKETLENS_REDIS_PREFIX}bull`): its name is in the docs and in Redis already. */
 export const DELIVERY_QUEUE = 'webhooks';
@@ -38,7 +39,7 @@ export function deliveryLane(
   queue: DeliveryQueue,
   worker: DeliveryWorker,
   timing: DeliveryTiming,
-  log: AlertLog,
+  log: Logger,
 ): LaneSpec<LaneDelivery> {
   const { shares } = worker;
   return {

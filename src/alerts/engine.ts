@@ -10,6 +10,7 @@ import { createJobRunner, type JobRunner, type Lane } from '../jobs/index.js';
 import type { Database } from '../store/schema.js';
 import type { ObservationBatch } from '../history/observation.js';
 import type { LiveFailure } from '../operations/live-results.js';
+import type { Logger } from '../platform/logger.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ProductAnswer } from '../products/types.js';
 import { detectChanges, detectFailure } from './detect.js';
@@ -26,12 +27,12 @@ import { AlertState } from './state.js';
 import type { SubscriptionIndex } from './subscription-index.js';
 import { Subscriptions, type Subscription } from './subscriptions.js';
 import type { TargetPolicy } from './target-guard.js';
-import { DEFAULT_TIMING, DeliveryWorker, type AlertLog, type DeliveryTiming } from './worker.js';
+import { DEFAULT_TIMING, DeliveryWorker, type DeliveryTiming } from './worker.js';
 
 export interface AlertEngineOptions {
   db: Kysely<AlertTables>;
   policy: TargetPolicy;
-  log: AlertLog;
+  log: Logger;
   timing?: Partial<DeliveryTiming>;
   /** Per-attempt timeout (ms). */
   timeoutMs?: number;
@@ -116,7 +117,7 @@ export class AlertEngine {
         config: { redisUrl: options.redis?.url, redisPrefix: options.redis?.prefix ?? '' },
         // The one database, seen whole: this runner only runs the alert lane, on the alerts' own tables.
         db: options.db as unknown as Kysely<Database>,
-        log: (level, msg, ctx) => options.log[level](ctx ?? {}, msg),
+        log: options.log,
       });
     this.lane = this.jobs.lane(deliveryLane(this.queue, worker, this.timing, options.log));
   }

@@ -10,6 +10,7 @@
  * FULL_TIMEOUT_EVERY-th send of the streak gets the whole timeout, so a receiver that is slow rather than dead
  * still gets through. Any answer ends the streak.
  */
+import type { Logger } from '../platform/logger.js';
 import { bodyFor } from './chat-format.js';
 import type { ChannelSender } from './channels/send-channel.js';
 import type { LaneTiming } from '../jobs/index.js';
@@ -36,12 +37,6 @@ export interface DeliveryTiming extends LaneTiming {
   sendTimeoutMs: number;
   /** The shortest timeout a subscription in a streak of timeouts is sent with. */
   minSendTimeoutMs: number;
-}
-
-/** What alerts log through: pino's logger fits, and so does a console shim in the CLI. */
-export interface AlertLog {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 export const DEFAULT_TIMING: DeliveryTiming = {

@@ -25,7 +25,7 @@ import { LiveResults } from '../operations/live-results.js';
 import { LookupService } from '../operations/lookup.js';
 import { ParsePool } from '../operations/parse-pool.js';
 import { BUILT_IN_REGISTRY } from '../operations/registry.js';
-import type { LevelLog, Logger } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import { RedisConnection } from '../platform/redis-connection.js';
 import { createProductWatch } from '../products/product-watch.js';
 import { ProductService } from '../products/service.js';
@@ -46,7 +46,6 @@ export async function buildCore(deps: CoreDeps): Promise<Core> {
   const { config } = deps;
   const clock = deps.clock ?? Date.now;
   const log: Logger = deps.log ?? pino({ level: config.logLevel });
-  const levelLog: LevelLog = (level, msg, ctx) => log[level](ctx ?? {}, msg);
   const registry = deps.registry ?? BUILT_IN_REGISTRY;
   const metrics = deps.metrics ?? new Metrics();
   const life = new Lifecycle(deps.onStep);
@@ -105,7 +104,7 @@ export async function buildCore(deps: CoreDeps): Promise<Core> {
 
     // One job runner for tracked products, canaries and alert deliveries (src/jobs): the database alone, or BullMQ
     // with Redis. Started below once every job kind has its handler; the alert engine only adds its lane to it.
-    const jobs = createJobRunner({ config, db: store.db, log: levelLog, clock });
+    const jobs = createJobRunner({ config, db: store.db, log: log, clock });
     // Alerts only touch their own tables: a narrower view of the one database.
     const alerts = new AlertEngine({
       jobs,
@@ -123,7 +122,7 @@ export async function buildCore(deps: CoreDeps): Promise<Core> {
     const recorder = new HistoryRecorder(store.db, {
       registry,
       retentionDays: config.historyRetentionDays,
-      log: levelLog,
+      log: log,
       count: (result, n) => counter.inc({ result }, n),
       health: store.health,
       now: clock,

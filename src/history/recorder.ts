@@ -8,7 +8,7 @@
  *   is skipped (logged, counted as failed). Upstream text is made storable first (NUL, lone surrogates).
  * Subscribers (`onObserved`, the alerts) hear about a batch only after it is durably written.
  */
-import type { LevelLog } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { cacheKey } from '../cache/cache-key.js';
@@ -30,7 +30,7 @@ export interface RecorderOptions {
    */
   maxQueue?: number;
   retentionDays: number;
-  log?: LevelLog;
+  log?: Logger;
   now?: () => number;
   /** Counts live results by outcome (the /metrics counter). */
   count?: (result: 'written' | 'failed' | 'dropped', n: number) => void;
@@ -131,10 +131,10 @@ export class HistoryRecorder {
       const now = Date.now();
       if (now - this.lastDropLog > DROP_LOG_EVERY_MS) {
         this.lastDropLog = now;
-        this.opts.log?.('error', 'history queue full (database unavailable or too slow); live results dropped', {
-          held: this.held.length + this.queue.length,
-          dropped: this.stats.dropped,
-        });
+        this.opts.log?.error(
+          { held: this.held.length + this.queue.length, dropped: this.stats.dropped },
+          'history queue full (database unavailable or too slow); live results dropped',
+        );
       }
       return;
     }
@@ -174,7 +174,7 @@ export class HistoryRecorder {
     this.queue = [];
     this.stats.dropped += results;
     this.opts.count?.('dropped', results);
-    this.opts.log?.('error', 'history not written at shutdown: the database is unavailable', { results });
+    this.opts.log?.error({ results }, 'history not written at shutdown: the database is unavailable');
   }
 
   private async write(items: Queued[]): Promise<void> {
@@ -234,10 +234,10 @@ export class HistoryRecorder {
     this.retryDelay = Math.min(RETRY_MAX_MS, Math.max(this.flushMs, this.retryDelay * 2));
     this.opts.health?.unavailable('history', e);
     if (first)
-      this.opts.log?.('warn', 'history waits for the database (unavailable); results kept and retried', {
-        err: (e as Error).message,
-        held: this.held.length,
-      });
+      this.opts.log?.warn(
+        { err: (e as Error).message, held: this.held.length },
+        'history waits for the database (unavailable); results kept and retried',
+      );
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), this.retryDelay).unref();
   }
@@ -246,7 +246,7 @@ export class HistoryRecorder {
     const results = prepared.filter((p) => p.item.kind === 'result').length;
     if (this.retryDelay !== 0) {
       this.retryDelay = 0;
-      this.opts.log?.('warn', 'history writes resumed', { results });
+      this.opts.log?.warn({ results }, 'history writes resumed');
     }
     this.opts.health?.wrote('history');
     if (results > 0) {
@@ -260,7 +260,7 @@ export class HistoryRecorder {
         try {
           l(b);
         } catch (e) {
-          this.opts.log?.('warn', 'history onObserved listener threw', { err: (e as Error).message });
+          this.opts.log?.warn({ err: (e as Error).message }, 'history onObserved listener threw');
         }
       }
     }
@@ -268,11 +268,14 @@ export class HistoryRecorder {
 
   /** The database refused this item (or it could not be read): skipped, logged and counted; the rest goes on. */
   private refused(item: Queued, e: unknown): void {
-    this.opts.log?.('error', 'history row refused by the database; skipped', {
-      err: (e as Error).message,
-      operation: item.kind === 'result' ? item.result.operation : item.failure.operation,
-      lookup: item.key.slice(0, 300),
-    });
+    this.opts.log?.error(
+      {
+        err: (e as Error).message,
+        operation: item.kind === 'result' ? item.result.operation : item.failure.operation,
+        lookup: item.key.slice(0, 300),
+      },
+      'history row refused by the database; skipped',
+    );
     if (item.kind !== 'result') return;
     this.stats.failed++;
     this.opts.count?.('failed', 1);
@@ -291,7 +294,7 @@ export class HistoryRecorder {
   /** Runs the prune now and then once a day (unref'd: it never holds the process open). Returns the stop. */
   startDailyPrune(): () => void {
     const run = () =>
-      void this.prune().catch((e) => this.opts.log?.('error', 'history prune failed', { err: (e as Error).message }));
+      void this.prune().catch((e) => this.opts.log?.error({ err: (e as Error).message }, 'history prune failed'));
     run();
     const t = setInterval(run, DAY_MS).unref();
     return () => clearInterval(t);

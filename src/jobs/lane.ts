@@ -10,6 +10,7 @@
  * won by exactly one instance (a compare-and-set), and an instance killed mid-run loses it after `leaseMs`, so the
  * head is claimed again and nothing is lost.
  */
+import type { Logger } from '../platform/logger.js';
 
 /** A claimed item: the lease-holder's view of it. */
 export interface LaneClaim {
@@ -62,12 +63,6 @@ export interface LaneTiming {
   deferMs: number;
 }
 
-/** What lanes log through: pino's logger fits, and so does a console shim in the CLI. */
-export interface LaneLog {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
 export interface LaneSpec<C extends LaneClaim> {
   /** The lane's BullMQ queue (under `${MARKETLENS_REDIS_PREFIX}bull`), and the first word of its log lines. */
   name: string;
@@ -83,7 +78,7 @@ export interface LaneSpec<C extends LaneClaim> {
    */
   admit?(group: string): Promise<false | (() => void)>;
   timing: LaneTiming;
-  log: LaneLog;
+  log: Logger;
 }
 
 /** A lane as its owner uses it once registered on the runner. */

@@ -5,7 +5,7 @@
  * CLI write `schedule_jobs`); every instance syncs it into job schedulers, adding what is missing, removing what is
  * gone.
  */
-import type { LevelLog } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -17,7 +17,7 @@ import type { JobHandler, Scheduler } from './recurring.js';
 export interface BullmqRecurringOptions extends BullTarget {
   syncMs?: number;
   concurrency?: number;
-  log?: LevelLog;
+  log?: Logger;
 }
 
 const QUEUE = 'schedule';
@@ -36,11 +36,11 @@ export class BullmqRecurring implements Scheduler {
     private readonly opts: BullmqRecurringOptions,
   ) {
     this.connection = bullConnection(opts, 'blocking', (e) =>
-      opts.log?.('warn', 'scheduler redis error', { err: e.message }),
+      opts.log?.warn({ err: e.message }, 'scheduler redis error'),
     );
     this.queue = bullQueue(QUEUE, opts, {
       connection: this.connection,
-      onError: (e) => opts.log?.('warn', 'scheduler queue error', { err: e.message }),
+      onError: (e) => opts.log?.warn({ err: e.message }, 'scheduler queue error'),
     });
   }
 
@@ -63,8 +63,8 @@ export class BullmqRecurring implements Scheduler {
       },
       {
         concurrency: this.opts.concurrency ?? 8,
-        onError: (e) => this.opts.log?.('warn', 'scheduler worker error', { err: e.message }),
-        onFailed: (j, e) => this.opts.log?.('warn', 'scheduled job failed', { id: j?.data?.id, err: e.message }),
+        onError: (e) => this.opts.log?.warn({ err: e.message }, 'scheduler worker error'),
+        onFailed: (j, e) => this.opts.log?.warn({ id: j?.data?.id, err: e.message }, 'scheduled job failed'),
       },
     );
     this.worker = worker;
@@ -75,7 +75,7 @@ export class BullmqRecurring implements Scheduler {
 
   changed(): void {
     this.syncing ??= this.sync()
-      .catch((e) => this.opts.log?.('error', 'scheduler sync failed', { err: (e as Error).message }))
+      .catch((e) => this.opts.log?.error({ err: (e as Error).message }, 'scheduler sync failed'))
       .finally(() => (this.syncing = undefined));
   }
 

@@ -4,7 +4,7 @@
  * instance wins a slot), advances the slot by one interval and takes a lease; a run that dies with its instance
  * leaves only an expired lease, and the next slot runs wherever it is claimed.
  */
-import type { LevelLog } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { toJob } from './jobs.js';
@@ -14,7 +14,7 @@ export interface DbRecurringOptions {
   tickMs?: number;
   /** How long a claimed run may take before another instance may consider the job free again. */
   leaseMs?: number;
-  log?: LevelLog;
+  log?: Logger;
   now?: () => number;
 }
 
@@ -98,7 +98,7 @@ export class DbRecurring implements Scheduler {
         void p.finally(() => this.running.delete(p));
       }
     } catch (e) {
-      this.opts.log?.('error', 'scheduler tick failed', { err: (e as Error).message });
+      this.opts.log?.error({ err: (e as Error).message }, 'scheduler tick failed');
     } finally {
       this.ticking = false;
     }
@@ -110,13 +110,13 @@ export class DbRecurring implements Scheduler {
       await handler(job);
     } catch (e) {
       error = (e as Error).message.slice(0, 500);
-      this.opts.log?.('warn', 'scheduled job failed', { id, kind: job.kind, err: error });
+      this.opts.log?.warn({ id, kind: job.kind, err: error }, 'scheduled job failed');
     }
     await this.db
       .updateTable('schedule_jobs')
       .set((eb) => ({ locked_until: null, last_run_at: this.now(), last_error: error, runs: eb('runs', '+', 1) }))
       .where('id', '=', id)
       .execute()
-      .catch((e) => this.opts.log?.('error', 'scheduler could not record a run', { id, err: (e as Error).message }));
+      .catch((e) => this.opts.log?.error({ id, err: (e as Error).message }, 'scheduler could not record a run'));
   }
 }

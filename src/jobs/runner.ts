@@ -8,7 +8,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import type { LevelLog } from '../platform/logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { Database } from '../store/schema.js';
 import type { BullTarget } from './bullmq.js';
 import type { Lane, LaneClaim, LaneRunner, LaneSpec } from './lane.js';
@@ -21,7 +21,7 @@ import { DbRecurring } from './recurring-db.js';
 export interface JobRunnerOptions {
   config: Pick<Config, 'redisUrl' | 'redisPrefix'>;
   db: Kysely<Database>;
-  log?: LevelLog;
+  log?: Logger;
   /** The database backend's clock (its claims and polls); BullMQ keeps Redis's time. */
   clock?: () => number;
   /** Recurring jobs: how often the table is polled (database) or synced into job schedulers (BullMQ). */

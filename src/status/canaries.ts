@@ -12,6 +12,7 @@ import type { Kysely } from 'kysely';
 import type { LookupService } from '../operations/lookup.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import type { Job } from '../jobs/index.js';
+import type { Logger } from '../platform/logger.js';
 import type { Database } from '../store/schema.js';
 import { isScheduledDeferral } from '../upstream/lane.js';
 import { probeParams } from './doctor.js';
@@ -20,16 +21,12 @@ export const CANARY_KIND = 'canary';
 /** The one canary job's id: a fixed one, so several instances writing it at start make one job, not several. */
 export const CANARY_JOB_ID = 'canary';
 
-export interface CanaryLog {
-  warn(obj: object, msg?: string): void;
-}
-
 export class Canaries {
   private stopped = false;
 
   constructor(
     private readonly lookup: LookupService,
-    private readonly log: CanaryLog,
+    private readonly log: Logger,
     private readonly now: () => number = Date.now,
     private readonly registry: Registry = BUILT_IN_REGISTRY,
   ) {}

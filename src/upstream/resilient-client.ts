@@ -5,23 +5,24 @@
  * recording and metrics. What it knows of a marketplace comes from its descriptor. See README.md in this folder.
  */
 import type { Config, FetchTier } from '../config.js';
-import { ERROR_CODES, MarketlensError, isMarketlensError } from '../errors.js';
+import { MarketlensError, isMarketlensError } from '../errors.js';
 import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
 import { judgeAnswer } from './block-detection.js';
 import type { BrowserFetcher } from './browser.js';
-import { CircuitBreaker, type CircuitSnapshot } from './circuit-breaker.js';
-import { CookieJar, mergeCookies, refusedOversizedHeaders } from './cookie-jar.js';
+import type { CircuitSnapshot } from './circuit-breaker.js';
 import type { HarRecorder } from './har.js';
 import type { HttpClient, LookupScope, RequestContext, UpstreamRequest, UpstreamResponse } from './http-client.js';
+import { judgeResponse } from './judge-response.js';
 import { isScheduledDeferral, type Lane } from './lane.js';
-import { MarketplaceLimiter } from './limiter.js';
+import { newMarketplaceState, newSession, type MarketplaceState, type Session } from './marketplace-state.js';
 import type { UpstreamObserver } from './observer.js';
 import { toRealUrl, toWireUrl } from './origin.js';
-import { browserHeaders, needsWarmUp, warmUpUrl } from './profiles.js';
-import { ProxyPool } from './proxies.js';
-import { backoffMs, retryAfterSeconds, sleep } from './retry.js';
-import { proxiesFor, tiersFor, unblockerUrl } from './tiers.js';
-import type { Transport, TransportSession, WireResponse } from './transport.js';
+import { needsWarmUp, warmUpUrl } from './profiles.js';
+import { requestHeaders } from './request-headers.js';
+import { backoffMs, sleep } from './retry.js';
+import { tiersFor, unblockerUrl } from './tiers.js';
+import type { Transport, WireResponse } from './transport.js';
+import { ESCALATES, fail, kindOf, recordOutcome, toUpstreamError } from './upstream-failure.js';
 import { assertFetchable, urlRejection } from './url-guard.js';
 
 const MAX_REDIRECTS = 5;
@@ -48,52 +49,6 @@ export interface ResilientClientOptions {
   recorder?: HarRecorder;
   /** Randomness for backoff jitter (tests pin it). */
   random?: () => number;
-}
-
-/**
- * Why an attempt failed, which decides what happens next: retry (same or new session), next tier, or give up.
- * Carried in the error's logContext so the final error still says it in logs.
- */
-type FailureKind = 'network' | 'attempt_timeout' | 'http_5xx' | 'throttled' | 'blocked' | 'fatal';
-
-function fail(
-  code: MarketlensError['code'],
-  message: string,
-  kind: FailureKind,
-  extra: { upstreamStatus?: number; retryAfter?: number; snippet?: string; cause?: unknown } = {},
-): MarketlensError {
-  return new MarketlensError(code, message, {
-    upstreamStatus: extra.upstreamStatus,
-    retryAfter: extra.retryAfter,
-    cause: extra.cause,
-    logContext: { kind, ...(extra.snippet ? { snippet: extra.snippet.slice(0, 300) } : {}) },
-  });
-}
-
-function kindOf(e: MarketlensError): FailureKind {
-  return (e.logContext?.kind as FailureKind | undefined) ?? 'fatal';
-}
-
-/** Failures another session, proxy or tier may get past; a 5xx is the site's own trouble, retried but not escalated. */
-const ESCALATES: ReadonlySet<FailureKind> = new Set(['network', 'attempt_timeout', 'throttled', 'blocked']);
-
-interface Session {
-  tier: FetchTier;
-  wire: TransportSession;
-  jar: CookieJar;
-  proxy?: string;
-  /** Home-page loads per origin, done or in flight: concurrent lookups share one warm-up instead of a herd. */
-  warmed: Map<string, Promise<void>>;
-}
-
-interface MarketplaceState {
-  descriptor: MarketplaceDescriptor;
-  limiter: MarketplaceLimiter;
-  breaker: CircuitBreaker;
-  proxies: ProxyPool;
-  sessions: Map<FetchTier, Session>;
-  /** Scheduled lookups deferred since the last log line about them, and when that line was written. */
-  deferrals: { unlogged: number; loggedAt: number };
 }
 
 /**
@@ -164,7 +119,7 @@ export class ResilientHttpClient implements HttpClient {
       st.breaker.success();
       return result;
     } catch (e) {
-      const err = this.toError(e, ctx.signal, ctx.signal, ctx.marketplace);
+      const err = toUpstreamError(e, ctx.signal, ctx.signal, ctx.marketplace);
       if (isScheduledDeferral(err)) this.deferred(st, err.message);
       else if (err.code === 'overloaded') this.observe(ctx.marketplace, 'none', err.code, 0);
       recordOutcome(st.breaker, err);
@@ -233,19 +188,7 @@ export class ResilientHttpClient implements HttpClient {
       if (!descriptor) throw new MarketlensError('internal', `no descriptor for marketplace ${marketplace}`);
       const c = this.config.marketplaces[marketplace];
       if (!c) throw new MarketlensError('internal', `no configuration for marketplace ${marketplace}`);
-      st = {
-        descriptor,
-        limiter: new MarketplaceLimiter(marketplace, {
-          concurrency: c.concurrency,
-          minIntervalMs: c.minIntervalMs,
-          maxQueue: c.maxQueue,
-          scheduledMaxQueue: c.scheduledMaxQueue,
-        }),
-        breaker: new CircuitBreaker(marketplace, this.config.breaker.threshold, this.config.breaker.cooldownMs),
-        proxies: new ProxyPool(proxiesFor(this.config, marketplace), this.config.proxyRestMs),
-        sessions: new Map(),
-        deferrals: { unlogged: 0, loggedAt: -Infinity },
-      };
+      st = newMarketplaceState(descriptor, c, this.config);
       this.states.set(marketplace, st);
     }
     return st;
@@ -268,7 +211,7 @@ export class ResilientHttpClient implements HttpClient {
       try {
         return await this.withRetries(tier, req, ctx, st, deadlineAt);
       } catch (e) {
-        const err = this.toError(e, ctx.signal, ctx.signal, ctx.marketplace);
+        const err = toUpstreamError(e, ctx.signal, ctx.signal, ctx.marketplace);
         if (ctx.signal.aborted || !ESCALATES.has(kindOf(err))) throw err;
         this.options.logger?.debug(
           { marketplace: ctx.marketplace, tier, code: err.code },
@@ -300,7 +243,7 @@ export class ResilientHttpClient implements HttpClient {
       try {
         return await this.attempt(tier, session, req, ctx, st, deadlineAt);
       } catch (e) {
-        const err = this.toError(e, ctx.signal, ctx.signal, ctx.marketplace);
+        const err = toUpstreamError(e, ctx.signal, ctx.signal, ctx.marketplace);
         if (ctx.signal.aborted) throw err;
         const kind = kindOf(err);
         if (kind === 'fatal') throw err;
@@ -327,14 +270,7 @@ export class ResilientHttpClient implements HttpClient {
   private session(st: MarketplaceState, tier: FetchTier): Session {
     let s = st.sessions.get(tier);
     if (!s) {
-      const proxy = tier === 'proxy' ? st.proxies.next() : undefined;
-      s = {
-        tier,
-        wire: this.options.transport.session({ disguise: tier !== 'unblocker', proxyUrl: proxy }),
-        jar: new CookieJar(),
-        proxy,
-        warmed: new Map(),
-      };
+      s = newSession(this.options.transport, tier, tier === 'proxy' ? st.proxies.next() : undefined);
       st.sessions.set(tier, s);
     }
     return s;
@@ -382,7 +318,7 @@ export class ResilientHttpClient implements HttpClient {
         if (needsWarmUp(st.descriptor, real)) await this.warmedUp(a, real);
         res = await this.follow(a, req, real);
       }
-      this.judge(st.descriptor, req, res);
+      judgeResponse(st.descriptor, req, res);
       // GOAT notes: warm up again after any 403, even one the operation gets to see.
       if (res.status === 403) session.warmed.delete(real.origin);
       const bytes = Buffer.byteLength(res.body);
@@ -394,7 +330,7 @@ export class ResilientHttpClient implements HttpClient {
       this.observe(mp, tier, `http_${res.status}`, (performance.now() - t0) / 1000, bytes);
       return res;
     } catch (e) {
-      const err = this.toError(e, controller.signal, ctx.signal, mp);
+      const err = toUpstreamError(e, controller.signal, ctx.signal, mp);
       if (scope) scope.requests += 1;
       this.observe(mp, tier, err.code, (performance.now() - t0) / 1000);
       throw err;
@@ -454,7 +390,7 @@ export class ResilientHttpClient implements HttpClient {
         if (why) throw fail('upstream_error', `${d.id} redirected outside its hosts: ${why}`, 'fatal');
       }
       const wire = toWireUrl(real, override);
-      const headers = this.headersFor(d, a.session, req, real, method);
+      const headers = requestHeaders(d, a.session.jar, req, real, method);
       await a.st.limiter.pace(a.signal, a.lane);
       const res = await a.session.wire.fetch(wire.href, {
         method,
@@ -478,25 +414,6 @@ export class ResilientHttpClient implements HttpClient {
       return { status: res.status, url: real.href, headers: Object.fromEntries(res.headers), body: text };
     }
     throw fail('upstream_error', `${d.id} redirected more than ${MAX_REDIRECTS} times (redirect loop?)`, 'fatal');
-  }
-
-  private headersFor(
-    d: MarketplaceDescriptor,
-    session: Session,
-    req: UpstreamRequest,
-    real: URL,
-    method: string,
-  ): Record<string, string> {
-    const own = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    const headers: Record<string, string> = { ...browserHeaders(d, real, req.expect, method), ...own };
-    if (req.body !== undefined && method !== 'GET' && !headers['content-type'])
-      headers['content-type'] = 'application/json';
-    const token = d.csrfCookie && req.expect === 'json' ? session.jar.get(d.csrfCookie, real.href) : undefined;
-    if (token && !headers['x-csrf-token']) headers['x-csrf-token'] = token;
-    const cookie = mergeCookies(session.jar.getCookieString(real.href), own.cookie);
-    if (cookie) headers.cookie = cookie;
-    else delete headers.cookie;
-    return headers;
   }
 
   private async readBody(res: WireResponse, mp: string): Promise<string> {
@@ -544,80 +461,7 @@ export class ResilientHttpClient implements HttpClient {
     return { status: out.status, url: final.href, headers, body: out.body };
   }
 
-  /** Blocks, throttling and 5xx become failures; every other answer (2xx, 404, other 4xx) goes to the operation. */
-  private judge(d: MarketplaceDescriptor, req: UpstreamRequest, res: UpstreamResponse): void {
-    if (refusedOversizedHeaders(res.status, res.body)) {
-      // Our Cookie header grew past what the site accepts: as 'blocked', the retry gets a fresh session (empty jar).
-      throw fail('upstream_error', `${d.id} refused our request headers as too large (HTTP ${res.status})`, 'blocked', {
-        upstreamStatus: res.status,
-        snippet: res.body,
-      });
-    }
-    const block = judgeAnswer(res, req, d);
-    const retryAfter = retryAfterSeconds(res.headers['retry-after']);
-    if (block) {
-      throw fail('upstream_blocked', `${d.id} answered with a ${block.reason}`, 'blocked', {
-        upstreamStatus: res.status,
-        retryAfter,
-        snippet: res.body,
-      });
-    }
-    if (res.status === 429) {
-      throw fail(
-        'upstream_blocked',
-        `${d.id} is throttling us (HTTP 429${retryAfter !== undefined ? `, Retry-After ${retryAfter} s` : ''})`,
-        'throttled',
-        {
-          upstreamStatus: 429,
-          retryAfter,
-        },
-      );
-    }
-    if (res.status >= 500) {
-      throw fail('upstream_error', `${d.id} answered HTTP ${res.status}`, 'http_5xx', {
-        upstreamStatus: res.status,
-        snippet: res.body,
-      });
-    }
-  }
-
-  /** Any failure → a MarketlensError with its kind: the deadline → upstream_timeout; an attempt's timer → retryable timeout. */
-  private toError(e: unknown, attemptSignal: AbortSignal, deadline: AbortSignal, mp: string): MarketlensError {
-    if (isMarketlensError(e)) return e;
-    // Aborted with an error of ours (every caller withdrew: `cancelled`): that, not a timeout of the marketplace.
-    if (deadline.aborted && isMarketlensError(deadline.reason)) return deadline.reason;
-    if (deadline.aborted) {
-      return fail('upstream_timeout', `${mp} did not answer within the deadline`, 'fatal', { cause: e });
-    }
-    const name = (e as Error)?.constructor?.name ?? '';
-    if (attemptSignal.aborted || /Timeout/.test(name)) {
-      return fail('upstream_timeout', `${mp} did not answer within the per-attempt timeout`, 'attempt_timeout', {
-        cause: e,
-      });
-    }
-    const message = String((e as Error)?.message ?? e).split('\n')[0];
-    const reason = /Connection refused|ConnectionRefused/i.test(String((e as Error)?.message))
-      ? 'connection refused'
-      : /IncompleteBody|reading response|reset|UnexpectedEof|closed/i.test(String((e as Error)?.message))
-        ? 'connection broke mid-answer'
-        : name.includes('Proxy')
-          ? `proxy failed (${name})`
-          : message;
-    return fail('upstream_error', `${mp} could not be reached (${reason})`, 'network', { cause: e });
-  }
-
   private observe(marketplace: string, tier: string, outcome: string, seconds: number, bytes?: number): void {
     this.options.observer?.onUpstream({ marketplace, tier, outcome, seconds, bytes });
   }
-}
-
-/**
- * One lookup, one verdict: the marketplace failing (5xx, block, timeout) counts against the breaker; an answer —
- * including not found or a changed format — is the marketplace working; anything else (our refusal, the caller's
- * parameters, an open circuit, a full queue) says nothing about it.
- */
-function recordOutcome(breaker: CircuitBreaker, err: MarketlensError): void {
-  if (ERROR_CODES[err.code].marketplaceFailing) breaker.failure();
-  else if (err.code === 'not_found' || err.code === 'upstream_changed') breaker.success();
-  else breaker.neutral();
 }

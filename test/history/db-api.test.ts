@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PriceEntry } from '../../src/marketplaces/resale-b/schema.js';
 import { OPERATORS } from '../../src/history/db-api/where.js';
 import { auth, testApp } from '../support/app.js';
 import { FakeUpstream } from '../support/fake-upstream.js';
@@ -22,6 +23,25 @@ const C24_FILES = [
   'C_offset604000-636000_cards59-60-pagination-pagesize.html',
 ];
 
+/**
+ * The fields of a db document these tests read. One shape for the three collections: each test reads only the
+ * fields of the collection it asked for (prices: price, kind …; variants: gtins; products: productId).
+ */
+interface Doc {
+  id: string;
+  name: string;
+  marketplace: string;
+  productId: string;
+  size: string;
+  price: number;
+  currency: string;
+  kind: string;
+  condition: string;
+  inStock: boolean | null;
+  gtins: string[];
+  [k: string]: unknown;
+}
+
 describe.each(ENGINES)('price history on %s', (engine) => {
   const run = engineAvailable(engine) && sharedAvailable;
   const goat = new FakeUpstream();
@@ -32,7 +52,7 @@ describe.each(ENGINES)('price history on %s', (engine) => {
   const docs = async (url: string) => {
     const res = await get(url);
     expect(res.statusCode, res.body).toBe(200);
-    return res.json<{ docs: any[]; totalDocs: number; [k: string]: unknown }>();
+    return res.json<{ docs: Doc[]; totalDocs: number; [k: string]: unknown }>();
   };
 
   beforeAll(async () => {
@@ -73,18 +93,18 @@ describe.each(ENGINES)('price history on %s', (engine) => {
   it.skipIf(!run)(
     'the GOAT lookup recorded 18 USD price points over 9 entries, its sizes and its product',
     async () => {
-      const raw = JSON.parse(readCapture(BUY_BAR)) as any[];
+      const raw = JSON.parse(readCapture(BUY_BAR)) as PriceEntry[];
       const p = await docs('/api/v1/db/prices?where[marketplace][equals]=resale-b&limit=100&sort=id');
       expect(p.totalDocs).toBe(18);
       expect(new Set(p.docs.map((d) => d.currency))).toEqual(new Set(['USD']));
       expect(new Set(p.docs.map((d) => `${d.size}|${d.condition}`)).size).toBe(9);
-      const first = raw[0];
+      const first = raw[0]!;
       expect(p.docs).toContainEqual(
         expect.objectContaining({
           name: 'goat-us',
           product: '1341930',
           size: first.sizeOption.presentation,
-          price: first.lowestPriceCents.amount / 100,
+          price: first.lowestPriceCents.amount! / 100,
           kind: 'lowest_price',
           country: 'US',
           operation: 'resale-b.prices',
@@ -146,9 +166,9 @@ describe.each(ENGINES)('price history on %s', (engine) => {
     const q = (w: string) =>
       docs(`/api/v1/db/prices?limit=100&where[marketplace][equals]=resale-b&${w}`).then((r) => r.docs);
     const all = await q('');
-    const prices = all.map((d) => d.price as number);
+    const prices = all.map((d) => d.price);
     const mid = [...prices].sort((a, b) => a - b)[Math.floor(prices.length / 2)]!;
-    const count = (f: (d: any) => boolean) => all.filter(f).length;
+    const count = (f: (d: Doc) => boolean) => all.filter(f).length;
     expect((await q(`where[price][equals]=${mid}`)).length).toBe(count((d) => d.price === mid));
     expect((await q(`where[price][not_equals]=${mid}`)).length).toBe(count((d) => d.price !== mid));
     expect((await q(`where[price][greater_than]=${mid}`)).length).toBe(count((d) => d.price > mid));
@@ -167,8 +187,9 @@ describe.each(ENGINES)('price history on %s', (engine) => {
     expect((await q('where[inStock][equals]=false')).length).toBe(count((d) => d.inStock === false));
     expect(count((d) => d.inStock === false)).toBeGreaterThan(0);
     // Ids are text (store convention): equals and in work on them.
-    expect((await q(`where[id][equals]=${all[0].id}`)).map((d) => d.id)).toEqual([all[0].id]);
-    expect((await q(`where[id][in]=${all[0].id},${all[1].id}`)).length).toBe(2);
+    const [a, b] = [all[0]!, all[1]!];
+    expect((await q(`where[id][equals]=${a.id}`)).map((d) => d.id)).toEqual([a.id]);
+    expect((await q(`where[id][in]=${a.id},${b.id}`)).length).toBe(2);
     expect(OPERATORS).toHaveLength(11);
   });
 

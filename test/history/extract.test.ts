@@ -4,6 +4,8 @@ import { largeWatchPage } from '../../bench/lib/payloads.js';
 import { extractObservations } from '../../src/history/extract/index.js';
 import { parseSearchPage } from '../../src/marketplaces/watchmarket/parse.js';
 import type { ObservationBatch } from '../../src/history/observation.js';
+import type { Market, Product as StockxProduct } from '../../src/marketplaces/resale-a/schema.js';
+import type { PriceEntry } from '../../src/marketplaces/resale-b/schema.js';
 import { liveResultFrom } from '../support/live-result.js';
 import { readCapture, sharedAvailable } from '../support/shared.js';
 
@@ -24,7 +26,7 @@ function extract(...args: Parameters<typeof liveResultFrom>): ObservationBatch {
 
 describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
   it('GOAT buy bar: every entry gives its priced figures in USD major units; absent and 0-cent amounts give nothing', () => {
-    const raw = JSON.parse(readCapture(GOAT_BUY_BAR)) as any[];
+    const raw = JSON.parse(readCapture(GOAT_BUY_BAR)) as PriceEntry[];
     const b = extract('resale-b.prices', [{ capture: GOAT_BUY_BAR }], {
       identity: { id: '1341930', country: 'US', currency: 'USD' },
     });
@@ -32,8 +34,10 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
     const expected: Array<[string, string, string, number]> = [];
     for (const e of raw) {
       const cond = `${e.shoeCondition}/${e.boxCondition}`;
-      const add = (kind: string, m: any) =>
-        m.amount > 0 && expected.push([e.sizeOption.presentation, cond, kind, m.amount / 100]);
+      const add = (kind: string, m: PriceEntry['lowestPriceCents']) =>
+        m.amount !== undefined &&
+        m.amount > 0 &&
+        expected.push([e.sizeOption.presentation, cond, kind, m.amount / 100]);
       add('lowest_price', e.lowestPriceCents);
       add('last_sale', e.lastSoldPriceCents);
       add('instant_ship_lowest_price', e.instantShipLowestPriceCents);
@@ -55,16 +59,17 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
     const b = extract('resale-a.product', [{ capture: HAT_2023 }], {
       identity: { id: 'nike-x-stussy-bucket-hat-black', currency: 'USD' },
     });
-    const record = liveResultFrom('resale-a.product', [{ capture: HAT_2023 }], { identity: { id: 'x' } }).record as any;
+    const record = liveResultFrom('resale-a.product', [{ capture: HAT_2023 }], { identity: { id: 'x' } })
+      .record as StockxProduct;
     expect(b.products[0]).toMatchObject({
       productId: record.id,
       name: 'Nike x Stussy Bucket Hat Black',
       url: 'https://stockx.com/nike-x-stussy-bucket-hat-black',
     });
     expect(b.variants).toHaveLength(record.variants.length);
-    expect(b.variants[0]!.gtins).toEqual(record.variants[0].gtins.map((g: any) => g.identifier));
+    expect(b.variants[0]!.gtins).toEqual(record.variants[0]!.gtins.map((g) => g.identifier));
     const expected: unknown[] = [];
-    const push = (size: string | null, m: any) => {
+    const push = (size: string | null, m: Market | null) => {
       if (!m) return;
       for (const [kind, v] of [
         ['lowest_ask', m.bids.lowest_ask],
@@ -170,9 +175,13 @@ describe.skipIf(!sharedAvailable)('extractors on real captures', () => {
     const b = extract('resale-b.product', [{ capture: 'goat/dewuapiparser_goat_1341930_productTemplate.json' }], {
       identity: { id: '1341930' },
     });
-    const t = JSON.parse(readCapture('goat/dewuapiparser_goat_1341930_productTemplate.json'));
+    const t = JSON.parse(readCapture('goat/dewuapiparser_goat_1341930_productTemplate.json')) as {
+      sku: string;
+      name: string;
+      sizeOptions: Array<{ presentation: string }>;
+    };
     expect(b.products[0]).toMatchObject({ productId: '1341930', sku: t.sku, name: t.name });
-    expect(b.variants.map((v) => v.size)).toEqual(t.sizeOptions.map((o: any) => o.presentation));
+    expect(b.variants.map((v) => v.size)).toEqual(t.sizeOptions.map((o) => o.presentation));
     // Every recorded amount is positive: GOAT's 0-cent "no price" fields never become a 0 price.
     expect(b.prices.every((p) => p.amount > 0)).toBe(true);
   });

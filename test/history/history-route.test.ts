@@ -11,6 +11,8 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MarketlensError } from '../../src/errors.js';
 import { HistoryRecorder } from '../../src/history/recorder.js';
+import type { Series } from '../../src/history/series.js';
+import type { PriceEntry } from '../../src/marketplaces/resale-b/schema.js';
 import type { LiveResult } from '../../src/operations/live-results.js';
 import { auth, testApp } from '../support/app.js';
 import { chromiumAvailable, chromiumPath } from '../support/chromium.js';
@@ -31,10 +33,53 @@ function goatAt(at: number, cents: number): LiveResult {
     identity: { id: '1341930', country: 'US', currency: 'USD' },
     fetchedAt: at,
   });
-  for (const e of r.record as any[])
-    for (const k of ['lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents'])
-      if (e[k].amount > 0) e[k].amount += cents;
+  for (const e of r.record as PriceEntry[])
+    for (const k of ['lowestPriceCents', 'lastSoldPriceCents', 'instantShipLowestPriceCents'] as const) {
+      const money = e[k];
+      if (money.amount !== undefined && money.amount > 0) money.amount += cents;
+    }
   return r;
+}
+
+/** The JSON answer of GET /api/v1/history (src/history/routes.ts). */
+interface HistoryBody {
+  params: Record<string, string>;
+  series: Array<Series & { label: string }>;
+}
+
+/** The few DOM shapes the chart test touches inside the page (this Node project has no DOM types). */
+interface PageRect {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  width: number;
+  height: number;
+}
+interface PageElement {
+  textContent: string | null;
+  getBoundingClientRect(): PageRect;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+}
+interface PageImage {
+  src: string;
+  width: number;
+  height: number;
+  decode(): Promise<void>;
+}
+interface PageCanvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): {
+    drawImage(image: PageImage, x: number, y: number): void;
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+  } | null;
+}
+interface PageGlobals {
+  document: PageElement & { createElement(tag: 'canvas'): PageCanvas };
+  Image: new () => PageImage;
 }
 
 describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
@@ -66,18 +111,18 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
   it.skipIf(!run)('raw points per size × kind × condition, in time order', async () => {
     const res = await get(`${H}${range}&size=5&kind=last_sale`);
     expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
+    const body = res.json<HistoryBody>();
     expect(body.params).toEqual(PARAMS);
     // Size 5 has three conditions with a last sale: three lines of 8 points each.
     expect(body.series).toHaveLength(3);
-    const newGood = body.series.find((s: any) => s.condition === 'new_no_defects/good_condition');
-    expect(newGood.points.map((p: any) => p.last)).toEqual([107, 108, 108, 109, 109, 110, 110, 111]);
+    const newGood = body.series.find((s) => s.condition === 'new_no_defects/good_condition')!;
+    expect(newGood.points.map((p) => p.last)).toEqual([107, 108, 108, 109, 109, 110, 110, 111]);
     expect(newGood.points[0]).toEqual({ t: new Date(T0).toISOString(), min: 107, max: 107, last: 107, count: 1 });
   });
 
   it.skipIf(!run)('interval=day gives min, max and last per day; week buckets start on Monday', async () => {
-    const body = (await get(`${H}${range}&size=5&kind=last_sale&interval=day`)).json();
-    const s = body.series.find((x: any) => x.condition === 'new_no_defects/good_condition');
+    const body = (await get(`${H}${range}&size=5&kind=last_sale&interval=day`)).json<HistoryBody>();
+    const s = body.series.find((x) => x.condition === 'new_no_defects/good_condition')!;
     expect(s.points).toEqual(
       [0, 1, 2, 3].map((d) => ({
         t: new Date(Date.UTC(2026, 10, 1 + d)).toISOString(),
@@ -87,10 +132,10 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
         count: 2,
       })),
     );
-    const week = (await get(`${H}${range}&size=5&kind=last_sale&interval=week`)).json();
-    const w = week.series.find((x: any) => x.condition === 'new_no_defects/good_condition');
+    const week = (await get(`${H}${range}&size=5&kind=last_sale&interval=week`)).json<HistoryBody>();
+    const w = week.series.find((x) => x.condition === 'new_no_defects/good_condition')!;
     // Sunday 1 Nov belongs to the week of Monday 26 Oct; 2–4 Nov to the week of Monday 2 Nov.
-    expect(w.points.map((p: any) => [p.t.slice(0, 10), p.min, p.max, p.last, p.count])).toEqual([
+    expect(w.points.map((p) => [p.t.slice(0, 10), p.min, p.max, p.last, p.count])).toEqual([
       ['2026-10-26', 107, 108, 108, 2],
       ['2026-11-02', 108, 111, 111, 6],
     ]);
@@ -152,21 +197,21 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
           expect(png.length).toBeGreaterThan(5000);
           const facts = await page.evaluate(() => {
             // Runs in the page (no DOM types in this Node project).
-            const document = (globalThis as any).document;
+            const { document } = globalThis as unknown as PageGlobals;
             const svgEl = document.querySelector('svg')!;
             const box = svgEl.getBoundingClientRect();
-            const texts = [...svgEl.querySelectorAll('text')].map((t: any) => ({
+            const texts = [...svgEl.querySelectorAll('text')].map((t) => ({
               text: t.textContent ?? '',
               r: t.getBoundingClientRect(),
             }));
-            const lines = [...svgEl.querySelectorAll('polyline')].map((p: any) => ({
+            const lines = [...svgEl.querySelectorAll('polyline')].map((p) => ({
               color: p.getAttribute('stroke'),
               w: p.getBoundingClientRect().width,
             }));
             return {
               box: { w: box.width, h: box.height },
-              texts: texts.map((t: any) => ({
-                text: t.text as string,
+              texts: texts.map((t) => ({
+                text: t.text,
                 inside:
                   t.r.left >= 0 &&
                   t.r.right <= box.width + 1 &&
@@ -191,7 +236,7 @@ describe.each(ENGINES)('GET /api/v1/history on %s', (engine) => {
           // The pixels: every line's colour is actually painted.
           const counts = await page.evaluate(
             async ({ b64, colors }) => {
-              const { document, Image } = globalThis as any;
+              const { document, Image } = globalThis as unknown as PageGlobals;
               const img = new Image();
               img.src = `data:image/png;base64,${b64}`;
               await img.decode();
@@ -222,10 +267,11 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
   it('a refused write is logged and counted, never thrown at the lookup', async () => {
     const store = await openTestStore('sqlite');
     const logs: string[] = [];
+    const logged = (_ctx: object, msg?: string) => void logs.push(msg ?? '');
     const counted: Array<[string, number]> = [];
     const rec = new HistoryRecorder(store.db, {
       retentionDays: 365,
-      log: (_l, msg) => logs.push(msg),
+      log: { info: logged, warn: logged, error: logged },
       count: (r, n) => counted.push([r, n]),
     });
     await store.db.schema.dropTable('history_prices').execute(); // every price insert now fails
