@@ -10,7 +10,6 @@
  * FULL_TIMEOUT_EVERY-th send of the streak gets the whole timeout, so a receiver that is slow rather than dead
  * still gets through. Any answer ends the streak.
  */
-import type { Logger } from '../platform/logger.js';
 import { bodyFor } from './chat-format.js';
 import type { ChannelSender } from './channels/send-channel.js';
 import type { LaneTiming } from '../jobs/index.js';
