@@ -173,7 +173,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Dashboard sessions stand for a key on every route that takes one (src/dashboard, src/server/auth.ts).
   const sessions = new SessionSigner(await loadSessionSecret(store.db));
   // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
-  const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log) : undefined;
+  const redis = config.redisUrl
+    ? new RedisConnection(config.redisUrl, config.redisPrefix, app.log, config.redisCommandTimeoutMs)
+    : undefined;
   if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
   const flights = redis ? new RedisFlights(redis) : undefined;
   flights?.start();
