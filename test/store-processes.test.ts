@@ -82,12 +82,16 @@ describe('keys and usage on postgres, across processes', () => {
     ]);
     for (const r of revoked) expect(r.code, r.stderr).toBe(0);
     const created = second.map(createdKey);
-    // A running server refuses each revoked key within 1 s of the CLI exiting.
+    // A running server refuses each revoked key within 1 s of the CLI exiting. All keys are watched at once: one by
+    // one, each key's wait would also include the requests for the keys before it (seconds on a busy machine).
     const lastRevoke = Math.max(...revoked.map((r) => r.endedAt));
-    for (const k of toRevoke) expect(await timeUntil(base, k.key, 403, lastRevoke)).toBeLessThanOrEqual(1000);
+    const refusedAfter = await Promise.all(toRevoke.map((k) => timeUntil(base, k.key, 403, lastRevoke)));
+    for (const ms of refusedAfter) expect(ms).toBeLessThanOrEqual(1000);
     const lastCreate = Math.max(...second.map((r) => r.endedAt));
-    for (const k of [...first.slice(10), ...created])
-      expect(await timeUntil(base, k.key, 200, lastCreate)).toBeLessThanOrEqual(1000);
+    const acceptedAfter = await Promise.all(
+      [...first.slice(10), ...created].map((k) => timeUntil(base, k.key, 200, lastCreate)),
+    );
+    for (const ms of acceptedAfter) expect(ms).toBeLessThanOrEqual(1000);
     const listed = JSON.parse((await runCli(['keys', 'list'], db.env)).stdout) as { id: string; status: string }[];
     expect(listed).toHaveLength(30);
     expect(
