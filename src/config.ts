@@ -214,6 +214,10 @@ const globalShape = {
       .default('marketlens:'),
     'Start of every key marketlens writes in Redis, so several deployments (or test runs) can share one server.',
   ),
+  MARKETLENS_REDIS_COMMAND_TIMEOUT_MS: doc(
+    int(50, 60_000).default(500),
+    'How long a Redis command may take before it counts as failed (two timeouts within 5 s: Redis is treated as down and reconnected).',
+  ),
   MARKETLENS_PROXY_URLS: doc(
     urlList.default([]),
     'Proxies for the proxy fetch tier (http://, https://, socks5://), comma-separated.',
@@ -509,6 +513,7 @@ function configFrom(e: GlobalEnv, marketplaces: Record<string, MarketplaceConfig
     maxTrackedPerKey: e.MARKETLENS_MAX_TRACKED_PER_KEY,
     redisUrl: e.MARKETLENS_REDIS_URL,
     redisPrefix: e.MARKETLENS_REDIS_PREFIX,
+    redisCommandTimeoutMs: e.MARKETLENS_REDIS_COMMAND_TIMEOUT_MS,
     proxyUrls: e.MARKETLENS_PROXY_URLS,
     unblockerUrl: e.MARKETLENS_UNBLOCKER_URL,
     replay: e.MARKETLENS_REPLAY,

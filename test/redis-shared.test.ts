@@ -32,6 +32,10 @@ describe.skipIf(!redisAvailable)('two instances sharing Redis', () => {
       MARKETLENS_REDIS_URL: TEST_REDIS_URL,
       MARKETLENS_REDIS_PREFIX: prefix,
       MARKETLENS_RATE_LIMIT: '0',
+      // Redis is healthy here: on a busy machine this process can be descheduled past the 500 ms default, and two
+      // such timeouts in 5 s mark Redis down, so each instance fetches alone (a second upstream request). Timeouts
+      // have their own tests (redis-stall).
+      MARKETLENS_REDIS_COMMAND_TIMEOUT_MS: '5000',
     };
     [a, b] = await Promise.all([testApp(env), testApp(env)]);
   });

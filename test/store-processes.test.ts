@@ -1,7 +1,10 @@
 /**
- * Keys and usage in the database, exercised as users do: separate `marketlens` processes (the real binary) on both
- * engines. Parallel CLI writes lose nothing; a running server follows revocations within 1 s; several servers share
- * one database; kill -9 under concurrent load loses at most a second of usage; old JSON files are imported at start-up.
+ * Keys and usage in the database, exercised as users do: separate `marketlens` processes (the real binary). On
+ * PostgreSQL, the engine several hosts share: parallel CLI writes lose nothing; a running server follows revocations
+ * within 1 s; several servers share one database; kill -9 under concurrent load loses at most a second of usage;
+ * SIGTERM loses none; old JSON files are imported at start-up. On SQLite, one smoke test of the same across processes
+ * on one file (parallel CLI writes, two servers, a revocation, SIGTERM); the engines' shared code has its in-process
+ * tests on both (test/store.test.ts, src/keys/key-store.test.ts).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +13,7 @@ import { generateKey, hashKey } from '../src/keys/key-store.js';
 import { readUsageCounts } from '../src/limits/usage-report.js';
 import { openStore } from '../src/store/index.js';
 import { runCli as runCliAs, startServe, type Ran, type Served } from './support/binary.js';
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
+import { createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 
 const runCli = (args: string[], env: Record<string, string>) =>
   runCliAs(args, { MARKETLENS_LOG_LEVEL: 'warn', ...env });
@@ -23,7 +26,7 @@ afterEach(async () => {
   for (const d of databases.splice(0)) await d.drop().catch(() => undefined);
 });
 
-async function database(engine: (typeof ENGINES)[number]): Promise<TestDatabase> {
+async function database(engine: 'sqlite' | 'postgres'): Promise<TestDatabase> {
   const d = await createTestDatabase(engine);
   databases.push(d);
   return d;
@@ -61,7 +64,8 @@ const createdKey = (r: Ran) => {
   return JSON.parse(r.stdout) as { id: string; key: string };
 };
 
-describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
+describe('keys and usage on postgres, across processes', () => {
+  const engine = 'postgres';
   const test = it.skipIf(!engineAvailable(engine));
 
   test('20 parallel creates, then 10 revokes in parallel with 10 creates while a server runs: every printed key works, every revoked key is refused within 1 s', async () => {
@@ -78,12 +82,16 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     ]);
     for (const r of revoked) expect(r.code, r.stderr).toBe(0);
     const created = second.map(createdKey);
-    // A running server refuses each revoked key within 1 s of the CLI exiting.
+    // A running server refuses each revoked key within 1 s of the CLI exiting. All keys are watched at once: one by
+    // one, each key's wait would also include the requests for the keys before it (seconds on a busy machine).
     const lastRevoke = Math.max(...revoked.map((r) => r.endedAt));
-    for (const k of toRevoke) expect(await timeUntil(base, k.key, 403, lastRevoke)).toBeLessThanOrEqual(1000);
+    const refusedAfter = await Promise.all(toRevoke.map((k) => timeUntil(base, k.key, 403, lastRevoke)));
+    for (const ms of refusedAfter) expect(ms).toBeLessThanOrEqual(1000);
     const lastCreate = Math.max(...second.map((r) => r.endedAt));
-    for (const k of [...first.slice(10), ...created])
-      expect(await timeUntil(base, k.key, 200, lastCreate)).toBeLessThanOrEqual(1000);
+    const acceptedAfter = await Promise.all(
+      [...first.slice(10), ...created].map((k) => timeUntil(base, k.key, 200, lastCreate)),
+    );
+    for (const ms of acceptedAfter) expect(ms).toBeLessThanOrEqual(1000);
     const listed = JSON.parse((await runCli(['keys', 'list'], db.env)).stdout) as { id: string; status: string }[];
     expect(listed).toHaveLength(30);
     expect(
@@ -98,9 +106,8 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     const db = await database(engine);
     const seed = createdKey(await runCli(['keys', 'create', '--name', 'seed'], db.env));
     // Each instance has its own data directory, as on separate hosts; only the database is shared. (SQLite can only
-    // be shared by instances on one host: there both use the same file.)
-    const other =
-      engine === 'postgres' ? { ...db.env, MARKETLENS_DATA_DIR: (await database('sqlite')).dataDir } : db.env;
+    // be shared by instances on one host: there both use the same file, as in the SQLite smoke test below.)
+    const other = { ...db.env, MARKETLENS_DATA_DIR: (await database('sqlite')).dataDir };
     const [a, b] = await Promise.all([serve(db.env), serve(other)]);
     for (const s of [a, b]) expect(await statusFor(s.base, seed.key)).toBe(200);
     const made = await runCli(['keys', 'create', '--name', 'later'], other);
@@ -213,6 +220,35 @@ describe.each(ENGINES)('keys and usage on %s, across processes', (engine) => {
     expect((await fetch(`${base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': key } })).status).toBe(400);
     expect((await fetch(`${base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': key } })).status).toBe(429);
     expect(existsSync(join(db.dataDir, 'keys.json'))).toBe(true);
+  }, 120_000);
+});
+
+describe('keys and usage on sqlite, across processes', () => {
+  it('smoke: parallel CLI creates on one file, two servers on it refuse a revoked key within 1 s, SIGTERM loses no usage', async () => {
+    const db = await database('sqlite');
+    // 5 processes on a fresh file: each also migrates it at start.
+    const keys = (
+      await Promise.all(Array.from({ length: 5 }, (_, i) => runCli(['keys', 'create', '--name', `s${i}`], db.env)))
+    ).map(createdKey);
+    // Two instances on one host share the file.
+    const [a, b] = await Promise.all([serve(db.env), serve(db.env)]);
+    for (const s of [a, b]) for (const k of keys) expect(await statusFor(s.base, k.key)).toBe(200);
+    const [revoked, used] = [keys[0]!, keys[1]!];
+    const revoke = await runCli(['keys', 'revoke', revoked.id], db.env);
+    expect(revoke.code, revoke.stderr).toBe(0);
+    for (const s of [a, b]) expect(await timeUntil(s.base, revoked.key, 403, revoke.endedAt)).toBeLessThanOrEqual(1000);
+    for (let i = 0; i < 7; i++)
+      await fetch(`${a.base}/api/v1/scraper/resale-b/prices`, { headers: { 'x-api-key': used.key } });
+    a.served.child.kill('SIGTERM');
+    expect(await a.served.exited).toBe(0);
+    const listed = JSON.parse((await runCli(['keys', 'list'], db.env)).stdout) as {
+      id: string;
+      status: string;
+      used_today: number;
+    }[];
+    expect(listed).toHaveLength(5);
+    expect(listed.filter((k) => k.status === 'revoked').map((k) => k.id)).toEqual([revoked.id]);
+    expect(listed.find((r) => r.id === used.id)?.used_today).toBe(7);
   }, 120_000);
 });
 

@@ -55,7 +55,9 @@ export async function buildCore(deps: CoreDeps): Promise<Core> {
   // closes, before Redis closes.
   try {
     // Shared state: in-process by default; MARKETLENS_REDIS_URL moves cache, de-duplication and limits to Redis.
-    const redis = config.redisUrl ? new RedisConnection(config.redisUrl, config.redisPrefix, log) : undefined;
+    const redis = config.redisUrl
+      ? new RedisConnection(config.redisUrl, config.redisPrefix, log, config.redisCommandTimeoutMs)
+      : undefined;
     life.add({ name: 'redis', stop: () => redis?.close() });
     if (redis) await redis.waitUntilReady(); // bounded: an unreachable Redis only delays start-up by ~1 s
 

@@ -13,7 +13,8 @@ import { Redis } from 'ioredis';
 
 import type { Logger } from './logger.js';
 
-const COMMAND_TIMEOUT_MS = 500;
+/** MARKETLENS_REDIS_COMMAND_TIMEOUT_MS's default. */
+export const COMMAND_TIMEOUT_MS = 500;
 const CONNECT_TIMEOUT_MS = 1000;
 /** Command timeouts within STALL_WINDOW_MS that mark the server as stalled. */
 const STALL_AFTER_TIMEOUTS = 2;
@@ -39,9 +40,11 @@ export class RedisConnection {
     url: string,
     prefix: string,
     private readonly log: Logger,
+    /** MARKETLENS_REDIS_COMMAND_TIMEOUT_MS. */
+    private readonly commandTimeoutMs = COMMAND_TIMEOUT_MS,
   ) {
     this.prefix = prefix;
-    this.client = new Redis(url, redisOptions());
+    this.client = new Redis(url, redisOptions(commandTimeoutMs));
     this.watch(this.client, 'commands');
   }
 
@@ -55,7 +58,7 @@ export class RedisConnection {
     if (!this.subscriberClient) {
       // The subscriber only sends SUBSCRIBE: let it queue until connected (ioredis re-subscribes after reconnects).
       this.subscriberClient = this.client.duplicate({
-        ...redisOptions(),
+        ...redisOptions(this.commandTimeoutMs),
         enableOfflineQueue: true,
         commandTimeout: undefined,
       });
@@ -140,11 +143,11 @@ export class RedisConnection {
   }
 }
 
-function redisOptions() {
+function redisOptions(commandTimeoutMs: number) {
   return {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: commandTimeoutMs,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), MAX_RECONNECT_DELAY_MS),
   };

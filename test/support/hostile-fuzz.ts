@@ -12,7 +12,7 @@
  * The requests are generated up front with fast-check (the seed is printed with any failure) and sent 32 at a time:
  * a property run per request would send them one by one. One file per engine (test/hostile-input-fuzz-*.test.ts):
  * each takes about 18 s of CPU for its 20 000 requests (client and service together), so both are in
- * vitest.config.ts's ALONE list, where no other file's load doubles that.
+ * vitest.config.ts's LONG list: `npm run test:long` runs them one at a time, and `npm test` leaves them out.
  */
 import fc from 'fast-check';
 import querystring from 'fast-querystring';

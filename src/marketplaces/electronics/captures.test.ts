@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAndCheck } from '../../operations/lookup.js';
 import { readCapture, sharedAvailable, sharedDir } from '../../../test/support/shared.js';
 import { SPEC, fieldProblems } from '../../../test/fixtures/electronics/spec-fields.js';
+import { CLI_COMMAND } from '../../../test/support/binary.js';
 import { electronicsProduct } from './product.js';
 import { electronicsProductSchema, type ElectronicsProduct } from './schema.js';
 
@@ -233,9 +234,9 @@ describe.skipIf(!sharedAvailable)('electronics.product on real captures', () => 
   });
 
   it('the marketlens CLI parses the captures and prints the record', () => {
+    // The compiled CLI (vitest's global setup builds dist from these sources).
     const out = execFileSync(
-      'npx',
-      ['tsx', 'src/cli.ts', 'parse', 'electronics.product', sharedDir(OLD_2025), sharedDir(REVIEWS_2024)],
+      ...CLI_COMMAND(['parse', 'electronics.product', sharedDir(OLD_2025), sharedDir(REVIEWS_2024)]),
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
     );
     const record = JSON.parse(out);

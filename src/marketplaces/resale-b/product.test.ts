@@ -19,6 +19,7 @@ import { resaleBProduct, resolveProductQuery } from './product.js';
 import { PRODUCT_EXAMPLE } from './product-example.js';
 import { PRODUCT_KEY_RENAMES, productRecordSchema } from './schema.js';
 import { readFixture } from '../../../test/support/fixtures.js';
+import { CLI_COMMAND } from '../../../test/support/binary.js';
 import { at } from '../../util/json-path.js';
 
 const fixture = (): Record<string, unknown> => JSON.parse(readFixture('resale-b/product-template.json'));
@@ -472,16 +473,9 @@ describe.skipIf(!sharedAvailable)('resale-b.product on every real productTemplat
     const template = JSON.parse(readCapture('goat/dewuapiparser_goat_1341930_productTemplate.json'));
     const file = join(dir, 'tazz.html');
     writeFileSync(file, productPage(template));
-    const cli = new URL('../../cli.ts', import.meta.url).pathname;
-    // `parse` never logs, so the inherited environment is fine as it is.
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      '--import',
-      'tsx',
-      cli,
-      'parse',
-      'resale-b.product',
-      file,
-    ]);
+    // The compiled CLI (vitest's global setup builds dist from these sources). `parse` never logs, so the inherited
+    // environment is fine as it is.
+    const { stdout } = await promisify(execFile)(...CLI_COMMAND(['parse', 'resale-b.product', file]));
     const record = JSON.parse(stdout);
     expect(record).toMatchObject({ id: 1341930, slug: 'tazz-slipper-kids-sand-1143776k-san', brand_name: 'UGG' });
     expectSpecRecord(record, template);
