@@ -123,8 +123,8 @@ describe('the core without HTTP', () => {
         ['keys', 'limits'],
         ['limits', 'alert engine'],
         ['alert engine', 'history recorder'],
-        ['history recorder', 'scheduler'],
-        ['scheduler', 'canaries'],
+        ['history recorder', 'job runner'],
+        ['job runner', 'canaries'],
       ] as const) {
         expect(order.indexOf(before), `${before} before ${after}`).toBeLessThan(order.indexOf(after));
       }

@@ -51,9 +51,14 @@ async function statusFor(base: string, key: string): Promise<number> {
 }
 
 /** Polls until `key` gets `status` from `base`; returns how long it took (ms), or Infinity after `limitMs`. */
+/**
+ * How long after `since` a request for `key` first got `status`, timed at the moment that request was sent: the
+ * server's own delay, not the time its answer took to reach a busy test process.
+ */
 async function timeUntil(base: string, key: string, status: number, since: number, limitMs = 3000): Promise<number> {
   while (Date.now() - since < limitMs) {
-    if ((await statusFor(base, key)) === status) return Date.now() - since;
+    const sentAt = Date.now();
+    if ((await statusFor(base, key)) === status) return Math.max(0, sentAt - since);
     await new Promise((r) => setTimeout(r, 20));
   }
   return Infinity;

@@ -44,7 +44,8 @@ export type { AlertEngineOverrides, Core, CoreDeps } from './types.js';
 
 export async function buildCore(deps: CoreDeps): Promise<Core> {
   const { config } = deps;
-  const clock = deps.clock ?? Date.now;
+  // Read at each call (not captured once), so a test that fakes Date after building the core moves it too.
+  const clock = deps.clock ?? (() => Date.now());
   const log: Logger = deps.log ?? pino({ level: config.logLevel });
   const registry = deps.registry ?? BUILT_IN_REGISTRY;
   const metrics = deps.metrics ?? new Metrics();
