@@ -9,6 +9,7 @@
  * own, deleted afterwards), the database sweep at its default 30 s; results then go to webhooks-bullmq-results.json.
  * BENCH_WEBHOOK_DATABASE_URL=postgres://… runs on that (empty) PostgreSQL database instead of SQLite.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,7 +53,7 @@ if (process.argv[2] === 'receiver') {
   const engine = new AlertEngine({
     db: store.db as unknown as Kysely<AlertTables>,
     policy: { allowHttp: true, allowPrivate: true },
-    log: { info: () => undefined, warn: (o, m) => console.warn(m, o), error: (o, m) => console.error(m, o) },
+    log: { ...SILENT_LOGGER, warn: (o, m) => console.warn(m, o), error: (o, m) => console.error(m, o) },
     redis: REDIS ? { url: REDIS, prefix: PREFIX } : undefined,
   });
   console.log(`dispatch: ${REDIS ? `BullMQ on ${REDIS}` : 'database loop'}; ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);

@@ -3,6 +3,7 @@
  * The `marketlens` binary (CONTRACT §5): serve | keys create|list|revoke | lookup | parse | record | track add|list|remove | product, and --replay.
  */
 // First, before any other module allocates: the V8 flags the service runs with (every entry point comes through here).
+import { SILENT_LOGGER } from './platform/logger.js';
 import './v8-flags.js';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
@@ -200,7 +201,7 @@ function cliCommand(): string {
 
 /** A CLI process needs one or two connections, not a server's pool. */
 const CLI_POOL = 2;
-const quietLog = { info() {}, warn() {}, error() {} };
+const quietLog = SILENT_LOGGER;
 
 async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config, quietLog, { poolSize: CLI_POOL });

@@ -4,6 +4,7 @@
  * thresholds, stock and listing events, failures, exactly-once with two instances on one database, retries in
  * order while the receiver is down, 4xx stops, Retry-After, disabling after a failure streak.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { AlertEngine } from '../src/alerts/engine.js';
@@ -16,7 +17,7 @@ import { ENGINES, engineAvailable, openTestStore, type TestStore } from './suppo
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
 const FAST: Partial<DeliveryTiming> = { baseDelayMs: 40, maxDelayMs: 200, pollMs: 20, leaseMs: 2_000 };
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const silent = SILENT_LOGGER;
 
 let t0 = Date.parse('2026-11-24T00:00:00Z');
 

@@ -4,6 +4,7 @@
  * (issue 27, item 4, on the alerts' side). On both engines: the NUL size's change and an ordinary one are both queued;
  * and an observation the database refuses for another reason (a constraint the test adds) costs only its own alerts.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertEngine } from '../src/alerts/engine.js';
@@ -23,7 +24,7 @@ describe.each(ENGINES)('alert state keys from upstream text on %s', (engineName)
   async function setup() {
     store = await openTestStore(engineName);
     const db = store.db as unknown as Kysely<AlertTables>;
-    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const silent = SILENT_LOGGER;
     // Not started: the deliveries are read from the queue.
     engine = new AlertEngine({ db, policy: { allowHttp: true, allowPrivate: true }, log: silent });
     const sub = await engine.subscriptions.create('key-a', {

@@ -4,6 +4,7 @@
  * path as a 403 one: a new session (fresh cookie jar, warm-up again), retries within the deadline, the next tier
  * (browser included), and the circuit breaker. Chrono24 (Cloudflare), StockX (PerimeterX) and Best Buy (Akamai).
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.js';
@@ -162,7 +163,7 @@ describe.each(CASES)('$name served with HTTP 200', (c) => {
     const config = testConfig(env({ [`MARKETLENS_${c.env}_TIERS`]: 'direct,browser', MARKETLENS_RETRY_ATTEMPTS: '1' }));
     app = await buildApp({
       config,
-      http: createHttpClient(config, undefined, { browser, logger: { warn: () => undefined, debug: () => undefined } }),
+      http: createHttpClient(config, undefined, { browser, logger: SILENT_LOGGER }),
     });
     await app.ready();
     const res = await get();

@@ -5,6 +5,7 @@
  * browser, and the SSRF guard (redirects, subresources, fetch() and WebSockets to other hosts never leave).
  * One Chromium for the whole file (one marketplace, one shared fetcher).
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,7 +26,7 @@ const SEARCH = 'https://www.chrono24.com/search/index.htm?query=rolex';
  * Chromium opens its HTTP/1.1 headers with Host while impit (the fast client) sends Host last.
  */
 const sentByChromium = (r: LoggedRequest): boolean => Object.keys(r.headers)[0] === 'host';
-const silent = { warn: () => undefined, debug: () => undefined };
+const silent = SILENT_LOGGER;
 
 describe.skipIf(!chromiumAvailable)('browser tier (Chromium)', () => {
   const site = new FakeUpstream();

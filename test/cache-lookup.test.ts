@@ -2,6 +2,7 @@
  * LookupCache and the stores as units: whose deadline governs a shared fetch, the byte bound of the in-process
  * store, cache keys, and the Redis wire format of an answer.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { describe, expect, it } from 'vitest';
 import { cacheKey } from '../src/cache/cache-key.js';
 import { LookupCache, type FetchedAnswer } from '../src/cache/lookup-cache.js';
@@ -10,7 +11,7 @@ import { decodeAnswer, encodeAnswer, toCachedAnswer, utf8Bytes } from '../src/ca
 import { isFresh, retainSeconds, staleWhileRevalidateSeconds } from '../src/cache/freshness.js';
 import { MarketlensError } from '../src/errors.js';
 
-const silent = { info() {}, warn() {}, error() {} };
+const silent = SILENT_LOGGER;
 const ttl = { prices: 60, products: 900, searches: 300, finder: 86_400 };
 
 function cache(deadlineMs = 2000) {

@@ -6,6 +6,7 @@
  * and `ready` after, and once the database is back every answered lookup reaches history and the usage counts are
  * complete — with no restart of the service.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -187,7 +188,7 @@ describe.skipIf(!pgClusterAvailable())('PostgreSQL restarted and stopped under l
     cleanups.push(() => store.close());
     const warnings: string[] = [];
     const log = {
-      info: () => undefined,
+      ...SILENT_LOGGER,
       warn: (_o: object, msg: string) => void warnings.push(msg),
       error: (_o: object, msg: string) => void warnings.push(msg),
     };

@@ -6,6 +6,7 @@
  * the next runner started. On the database the recurring slots follow an injected clock, ticked by the test; BullMQ
  * keeps Redis's time, so there intervals are short and the test waits for runs, never for time.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deliveryStore, type LaneDelivery } from '../src/alerts/delivery-lane.js';
@@ -23,7 +24,7 @@ const available = (b: Backend) => engineAvailable('sqlite') && (b === 'database'
 
 /** Recurring interval on BullMQ (real time); the database's is on the injected clock. */
 const INTERVAL_MS = 200;
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const silent = SILENT_LOGGER;
 
 /** Something that happened, and waiting until enough of it has. */
 class Events<T> {

@@ -6,6 +6,7 @@
  * it. A fake GOAT holds its answers until the test releases them, so the queues are built before anything moves; the
  * order is read from the fake's request log, never from wall-clock bounds.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -49,7 +50,7 @@ describe('scheduled lookups wait in their own lane', () => {
   let app: FastifyInstance | undefined;
   let http: HttpClient;
   let events: UpstreamEvent[];
-  let warnings: { obj: Record<string, unknown>; msg: string }[];
+  let warnings: { obj: object; msg?: string }[];
 
   async function start(env: Record<string, string>): Promise<FastifyInstance> {
     const config = testConfig({ MARKETLENS_RESALE_B_ORIGIN: goat.origin, ...env });
@@ -58,7 +59,7 @@ describe('scheduled lookups wait in their own lane', () => {
     http = createHttpClient(
       config,
       { onUpstream: (e) => events.push(e) },
-      { logger: { warn: (obj, msg) => warnings.push({ obj, msg }), debug: () => undefined } },
+      { logger: { ...SILENT_LOGGER, warn: (obj, msg) => void warnings.push({ obj, msg }) } },
     );
     app = await buildApp({ config, http });
     await app.ready();
@@ -198,7 +199,7 @@ describe('scheduled lookups wait in their own lane', () => {
     expect(jobs.map((j) => j.lastError)).toEqual(Array(10).fill(null));
     expect(buyBarIds().filter((id) => id !== '999')).toHaveLength(3);
     expect(deferred()).toBe(7);
-    const lines = warnings.filter((w) => /scheduled/.test(w.msg));
+    const lines = warnings.filter((w) => /scheduled/.test(w.msg ?? ''));
     expect(lines, JSON.stringify(lines)).toHaveLength(1);
     expect(lines[0]!.obj).toMatchObject({ marketplace: 'resale-b' });
   });

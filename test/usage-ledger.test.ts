@@ -1,4 +1,5 @@
 /** Durable usage counts on both engines: writers add up, nothing is lost when a write fails, periods are UTC. */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { describe, expect, it } from 'vitest';
 import { UsageLedger } from '../src/limits/usage-ledger.js';
 import { ENGINES, engineAvailable, openTestStore } from './support/stores.js';
@@ -39,7 +40,7 @@ describe.each(ENGINES)('usage ledger on %s', (engine) => {
     const store = await openTestStore(engine);
     try {
       const errors: string[] = [];
-      const ledger = new UsageLedger(store.db, { info() {}, warn() {}, error: (_o, m) => void errors.push(m ?? '') });
+      const ledger = new UsageLedger(store.db, { ...SILENT_LOGGER, error: (_o, m) => void errors.push(m ?? '') });
       ledger.add('k', 4);
       await store.db.schema.alterTable('usage_counts').renameTo('usage_counts_away').execute();
       expect(await ledger.flush()).toEqual([]);

@@ -4,6 +4,7 @@
  * gets through), its retries wait longer each time, and an answer ends the streak. The real sender honours the
  * shortened timeout against a receiver that never answers.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertEngine } from '../src/alerts/engine.js';
@@ -12,7 +13,7 @@ import { createSender, type SendOptions, type SendResult, type Sender } from '..
 import { openTestStore, type TestStore } from './support/stores.js';
 import { startHangingReceiver, type HangingReceiver } from './support/webhook-receiver.js';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const silent = SILENT_LOGGER;
 
 const timedOut = (ms: number): SendResult => ({
   ok: false,

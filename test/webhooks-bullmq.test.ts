@@ -5,6 +5,7 @@
  * sweep delivers and enqueueing neither fails nor waits; a subscription enabled again (PATCH) moves at once. Each
  * test has its own Redis prefix and database.
  */
+import { SILENT_LOGGER } from '../src/platform/logger.js';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -18,7 +19,7 @@ import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './su
 import { createTestDatabase, openTestStore, postgresAvailable } from './support/stores.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const silent = SILENT_LOGGER;
 /** The database loop out of the picture: anything delivered within a test's few seconds went through BullMQ. */
 const BULLMQ_ONLY: Partial<DeliveryTiming> = {
   baseDelayMs: 100,

@@ -3,6 +3,7 @@
  * server. Subscriptions added here belong to `--key <key id>` (from `marketlens keys list`), else to the operator
  * (`operator`: visible to no API key, only here).
  */
+import { SILENT_LOGGER } from '../platform/logger.js';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { openStore } from '../store/index.js';
@@ -38,7 +39,7 @@ export async function webhooksCommand(config: Config, args: string[]): Promise<n
     db: store.db as unknown as Kysely<AlertTables>,
     policy: config.webhooks,
     channels: channelEndpoints(config.channels),
-    log: { info: () => undefined, warn: () => undefined, error: (o, m) => console.error(m, o) },
+    log: { ...SILENT_LOGGER, error: (o, m) => console.error(m, o) },
   });
   try {
     if (sub === 'list') {

@@ -4,6 +4,7 @@
  * started (no scheduled jobs, deliveries or status publishing from a command): stopping it writes what the command's
  * lookups queued (history rows, alert detections) and closes what building it opened.
  */
+import { SILENT_LOGGER } from '../platform/logger.js';
 import pino from 'pino';
 import type { Config } from '../config.js';
 import { openStore } from '../store/index.js';
@@ -12,7 +13,7 @@ import type { Core } from './types.js';
 
 /** A CLI process needs one or two database connections, not a server's pool. */
 const COMMAND_POOL = 2;
-const QUIET = { info() {}, warn() {}, error() {} };
+const QUIET = SILENT_LOGGER;
 
 export async function withCommandCore<T>(config: Config, work: (core: Core) => Promise<T>): Promise<T> {
   // Logs on stderr: stdout is the command's answer.

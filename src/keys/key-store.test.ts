@@ -1,4 +1,5 @@
 /** The key store on both engines: hashes only, revocation, following other processes' changes, legacy import. */
+import { SILENT_LOGGER } from '../platform/logger.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -113,7 +114,7 @@ describe.each(ENGINES)('KeyStore on %s', (engine) => {
         }),
       );
       const lines: string[] = [];
-      const log = { info: (_o: object, m?: string) => void lines.push(m ?? ''), warn() {}, error() {} };
+      const log = { ...SILENT_LOGGER, info: (_o: object, m?: string) => void lines.push(m ?? '') };
       const first = await openKeys(store, { dataDir: dir, apiKeys: [] }, log, false);
       expect(first.verify(key)).toMatchObject({ ok: true, key: { id: 'old-1', daily_quota: 9 } });
       expect(lines.join('\n')).toContain(join(dir, 'keys.json'));

@@ -4,6 +4,7 @@
  * is cut at the last moment would be assembled for nobody). sourcesContext: a multi-source lookup's sources end a
  * reserve before that deadline, so the record is assembled (a hanging part missing) before the caller stops waiting.
  */
+import { SILENT_LOGGER } from '../platform/logger.js';
 import { describe, expect, it } from 'vitest';
 import { LookupCache } from '../cache/lookup-cache.js';
 import { MemoryStore } from '../cache/memory-store.js';
@@ -14,7 +15,7 @@ import { LookupService } from './lookup.js';
 import { OPERATIONS } from './registry.js';
 import { sourcesContext } from './sources.js';
 
-const silent = { info() {}, warn() {}, error() {} };
+const silent = SILENT_LOGGER;
 const config = loadConfig({ MARKETLENS_DEADLINE_MS: '5000', MARKETLENS_LOG_LEVEL: 'silent' });
 
 /** An upstream that records the deadline each lookup's requests were given, and fails (nothing to parse). */

@@ -8,7 +8,8 @@ import { HarRecorder, HarReplayClient } from './har.js';
 import type { HttpClient } from './http-client.js';
 import { ImpitTransport } from './impit-transport.js';
 import type { UpstreamObserver } from './observer.js';
-import { ResilientHttpClient, type UpstreamLogger } from './resilient-client.js';
+import type { Logger } from '../platform/logger.js';
+import { ResilientHttpClient } from './resilient-client.js';
 import { tiersFor } from './tiers.js';
 
 export interface CreateClientOptions {
@@ -16,7 +17,7 @@ export interface CreateClientOptions {
   browser?: BrowserFetcher;
   /** Records lookups as HAR here instead of MARKETLENS_RECORD_DIR (`marketlens record`). */
   recorder?: HarRecorder;
-  logger?: UpstreamLogger;
+  logger?: Logger;
   /** The marketplaces the client serves (the app's registry); the built-in ones by default. */
   marketplaces?: readonly MarketplaceDescriptor[];
 }

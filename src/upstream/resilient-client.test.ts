@@ -1,3 +1,4 @@
+import { SILENT_LOGGER, type Logger } from '../platform/logger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { MARKETPLACE_DESCRIPTORS } from '../marketplaces/catalog.js';
@@ -55,7 +56,7 @@ describe('the resilient client directly', () => {
   it('skips a configured browser tier without a fetcher, with a log line', async () => {
     nike.serve('/t/plain', '<p>plain</p>');
     const lines: string[] = [];
-    const logger = { warn: (_o: object, msg: string) => void lines.push(msg), debug: () => undefined };
+    const logger = { ...SILENT_LOGGER, warn: (_o: object, msg?: string) => void lines.push(msg ?? '') };
     const client = client_(
       loadConfig({ MARKETLENS_SPORTSWEAR_ORIGIN: nike.origin, MARKETLENS_SPORTSWEAR_TIERS: 'browser,direct' }),
       { logger },
@@ -103,10 +104,7 @@ describe('the resilient client directly', () => {
 });
 
 /** The production client (resilient layer over impit) for one configuration, quiet unless a logger is given. */
-function client_(
-  config: Config,
-  options: { logger?: { warn: (o: object, m: string) => void; debug: () => void }; browser?: BrowserFetcher } = {},
-) {
+function client_(config: Config, options: { logger?: Logger; browser?: BrowserFetcher } = {}) {
   return new ResilientHttpClient(config, {
     transport: new ImpitTransport(),
     marketplaces: MARKETPLACE_DESCRIPTORS,

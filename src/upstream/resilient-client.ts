@@ -4,6 +4,7 @@
  * deadline, the one block judge on every answer, politeness limits and a circuit breaker counted per lookup, HAR
  * recording and metrics. What it knows of a marketplace comes from its descriptor. See README.md in this folder.
  */
+import type { Logger } from '../platform/logger.js';
 import type { Config, FetchTier } from '../config.js';
 import { MarketlensError, isMarketlensError } from '../errors.js';
 import type { MarketplaceDescriptor } from '../marketplaces/descriptor.js';
@@ -29,12 +30,6 @@ const MAX_REDIRECTS = 5;
 /** Deferred scheduled lookups are logged at most once per this long per marketplace (they are counted each). */
 const DEFERRAL_LOG_EVERY_MS = 60_000;
 
-/** Where log lines go (pino-compatible). */
-export interface UpstreamLogger {
-  warn(obj: Record<string, unknown>, msg: string): void;
-  debug(obj: Record<string, unknown>, msg: string): void;
-}
-
 export interface ResilientClientOptions {
   /** The wire. */
   transport: Transport;
@@ -42,7 +37,7 @@ export interface ResilientClientOptions {
   marketplaces: readonly MarketplaceDescriptor[];
   /** Metrics hook: one event per wire attempt, plus fast refusals (tier `none`). */
   observer?: UpstreamObserver;
-  logger?: UpstreamLogger;
+  logger?: Logger;
   /** The browser tier's implementation; without one the tier is skipped with a log line. */
   browser?: BrowserFetcher;
   /** Saves each lookup's exchanges as HAR (MARKETLENS_RECORD_DIR, `marketlens record`). */

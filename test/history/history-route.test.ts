@@ -3,6 +3,7 @@
  * chart checked in Chromium (screenshot: every line drawn in its colour, axis labels inside the picture). Also the
  * recorder's promises: a failing write never fails a lookup, a failed lookup marks the product, retention prunes.
  */
+import { SILENT_LOGGER } from '../../src/platform/logger.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,7 +272,7 @@ describe.skipIf(!engineAvailable('sqlite') || !sharedAvailable)('the recorder', 
     const counted: Array<[string, number]> = [];
     const rec = new HistoryRecorder(store.db, {
       retentionDays: 365,
-      log: { info: logged, warn: logged, error: logged },
+      log: { ...SILENT_LOGGER, info: logged, warn: logged, error: logged },
       count: (r, n) => counted.push([r, n]),
     });
     await store.db.schema.dropTable('history_prices').execute(); // every price insert now fails

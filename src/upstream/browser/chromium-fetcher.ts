@@ -7,6 +7,7 @@
  * images, fonts and media are not loaded at all. Launched lazily on first use; a crashed browser is relaunched on the
  * next lookup.
  */
+import type { Logger } from '../../platform/logger.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,11 +47,6 @@ export const CHROMIUM_FLAGS = [
 /** Not worth the time on a lookup: nothing we parse lives in them. */
 const SKIPPED_RESOURCES = new Set(['image', 'font', 'media']);
 
-export interface BrowserLogger {
-  warn(obj: Record<string, unknown>, msg: string): void;
-  debug(obj: Record<string, unknown>, msg: string): void;
-}
-
 export interface ChromiumFetcherOptions {
   /** The Chromium binary (MARKETLENS_BROWSER_PATH). */
   executablePath: string;
@@ -66,7 +62,7 @@ export interface ChromiumFetcherOptions {
   settleMs?: number;
   launchTimeoutMs?: number;
   identity?: BrowserIdentity;
-  logger?: BrowserLogger;
+  logger?: Logger;
 }
 
 /** One marketplace's browser: its Chromium with a persistent profile, and the guard proxy in front of it. */

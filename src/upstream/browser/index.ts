@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config.js';
-import { ChromiumFetcher, type BrowserLogger } from './chromium-fetcher.js';
+import type { Logger } from '../../platform/logger.js';
+import { ChromiumFetcher } from './chromium-fetcher.js';
 
 export { ChromiumFetcher, CHROMIUM_FLAGS, type BrowserStats, type ChromiumFetcherOptions } from './chromium-fetcher.js';
 export { PagePool, type Lease, type PoolStats } from './page-pool.js';
@@ -15,10 +16,7 @@ export { PagePool, type Lease, type PoolStats } from './page-pool.js';
  * /usr/bin/chromium, or the path does not exist): the client then skips the `browser` tier with a log line.
  * @example const browser = createBrowserFetcher(loadConfig()); const http = createHttpClient(config, metrics, { browser })
  */
-export function createBrowserFetcher(
-  config: Config,
-  options: { logger?: BrowserLogger } = {},
-): ChromiumFetcher | undefined {
+export function createBrowserFetcher(config: Config, options: { logger?: Logger } = {}): ChromiumFetcher | undefined {
   const path = config.browserPath;
   if (!path || !existsSync(path)) {
     if (path) options.logger?.warn({ path }, 'MARKETLENS_BROWSER_PATH does not exist; the browser tier is off');
