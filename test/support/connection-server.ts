@@ -25,6 +25,8 @@ export interface Silent {
   socket: Socket;
   connectedAt: number;
   closedAt?: number;
+  /** Settles when the socket closes. */
+  closed: Promise<void>;
 }
 
 export interface ConnectionServer {
@@ -83,11 +85,15 @@ export async function silentSockets(server: ConnectionServer, n: number): Promis
       Array.from({ length: Math.min(batch, n - i) }, () => {
         return new Promise<void>((resolve, reject) => {
           const socket = connect(server.port, '127.0.0.1');
-          const entry: Silent = { socket, connectedAt: 0 };
+          let closed!: () => void;
+          const entry: Silent = { socket, connectedAt: 0, closed: new Promise<void>((r) => (closed = r)) };
           out.push(entry);
           opened.push(socket);
           socket.on('error', () => undefined);
-          socket.on('close', () => (entry.closedAt = Date.now()));
+          socket.on('close', () => {
+            entry.closedAt = Date.now();
+            closed();
+          });
           socket.once('connect', () => {
             entry.connectedAt = Date.now();
             resolve();
