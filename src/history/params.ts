@@ -6,10 +6,9 @@ import { zodToInvalidParameter } from '../param-errors.js';
 import { recordedOperations } from './extract/index.js';
 import { PRICE_KINDS } from './observation.js';
 import { INTERVALS, type Interval } from './series.js';
-import { EARLIEST_TIME_MS, parseTimeParam } from './time-param.js';
+import { parseTimeRange } from './time-param.js';
 
 const HISTORY_KEYS = ['operation', 'size', 'kind', 'from', 'to', 'interval', 'format', 'max_age'] as const;
-const DAY = 86_400_000;
 
 /** Splits the history route's own parameters from the lookup's, validates both; the lookup's go through its schema. */
 export function historyParams(query: Record<string, unknown>, registry: Registry = BUILT_IN_REGISTRY) {
@@ -30,20 +29,7 @@ export function historyParams(query: Record<string, unknown>, registry: Registry
   const checked = op.params.safeParse(lookupParams);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
   const canonical = op.canonicalParams ? op.canonicalParams(checked.data) : checked.data;
-  const time = (k: 'from' | 'to', def: number): number => {
-    const v = str(k);
-    if (v === undefined) return def;
-    const ms = parseTimeParam(v);
-    if (ms === undefined) throw invalidParam(k, 'must be an ISO 8601 date or time');
-    return ms;
-  };
-  const to = time('to', Date.now() + 1);
-  // The default start stays a time a Date holds, even for a `to` at the very start of that range.
-  const from = time('from', Math.max(to - 30 * DAY, EARLIEST_TIME_MS));
-  if (from >= to) {
-    if (str('from') === undefined) throw invalidParam('to', 'must be later than the earliest time a date holds');
-    throw invalidParam('from', 'must be before to');
-  }
+  const { from, to } = parseTimeRange(str, Date.now());
   const interval = str('interval');
   if (interval !== undefined && !Object.hasOwn(INTERVALS, interval))
     throw invalidParam('interval', 'must be hour, day or week');

@@ -10,7 +10,7 @@ import { renderChart } from '../history/chart.js';
 import { toCsv, wantsCsv } from '../history/csv.js';
 import { PRICE_KINDS } from '../history/observation.js';
 import { INTERVALS, querySeries, type Interval, type Series } from '../history/series.js';
-import { EARLIEST_TIME_MS, parseTimeParam } from '../history/time-param.js';
+import { parseTimeRange } from '../history/time-param.js';
 import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import { problemResponses } from '../server/openapi.js';
@@ -22,7 +22,6 @@ import { PRODUCTS_TAG } from './routes.js';
 import { normaliseSku } from './sku.js';
 import { PRODUCT_MARKETPLACES, SIZE_SYSTEMS, type SizeSystem } from './types.js';
 
-const DAY = 86_400_000;
 
 /** One line: a marketplace's prices of one kind and condition at one size of the product. */
 export interface ProductSeries extends Series {
@@ -198,16 +197,7 @@ export function productHistoryParams(query: Record<string, unknown>): ProductHis
     if (typeof v !== 'string') throw invalidParam(k, 'must be given once');
     return v;
   };
-  const time = (k: 'from' | 'to', def: number): number => {
-    const v = str(k);
-    if (v === undefined) return def;
-    const ms = parseTimeParam(v);
-    if (ms === undefined) throw invalidParam(k, 'must be an ISO 8601 date or time');
-    return ms;
-  };
-  const to = time('to', Date.now() + 1);
-  const from = time('from', Math.max(to - 30 * DAY, EARLIEST_TIME_MS));
-  if (from >= to) throw invalidParam(str('from') === undefined ? 'to' : 'from', 'must be before to');
+  const { from, to } = parseTimeRange(str, Date.now());
   const interval = str('interval');
   if (interval !== undefined && !Object.hasOwn(INTERVALS, interval))
     throw invalidParam('interval', 'must be hour, day or week');
