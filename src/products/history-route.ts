@@ -22,7 +22,6 @@ import { PRODUCTS_TAG } from './routes.js';
 import { normaliseSku } from './sku.js';
 import { PRODUCT_MARKETPLACES, SIZE_SYSTEMS, type SizeSystem } from './types.js';
 
-
 /** One line: a marketplace's prices of one kind and condition at one size of the product. */
 export interface ProductSeries extends Series {
   marketplace: string;
