@@ -50,13 +50,20 @@ export class GuardProxy {
         },
         (up) => {
           res.writeHead(up.statusCode ?? 502, stripHopByHop(up.rawHeaders));
+          up.on('error', () => res.destroy());
           up.pipe(res);
         },
       );
       upstream.on('error', () => res.destroy());
+      // A browser killed mid-request resets its socket: that ends this exchange, never the service.
+      req.on('error', () => upstream.destroy());
+      res.on('error', () => upstream.destroy());
       req.pipe(upstream);
     });
     server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+      // Node hands a CONNECT's socket over without its own error listener: a browser killed now (even right after a
+      // refusal) resets it, and an 'error' nobody listens to would end the process.
+      client.on('error', () => client.destroy());
       const target = parseAuthority(req.url);
       const why = target ? this.check(target) : 'not a host:port target';
       if (why !== undefined || !target) {
@@ -72,10 +79,11 @@ export class GuardProxy {
       });
       this.track(upstream);
       upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
+      client.on('close', () => upstream.destroy());
     });
     // Chromium tunnels WebSockets with CONNECT; a plain-proxy Upgrade is not something it sends, so refuse it.
     server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+      socket.on('error', () => undefined);
       this.note(req.url ?? '', 'upgrade requests are not proxied');
       socket.destroy();
     });
