@@ -61,6 +61,10 @@ export default defineConfig({
           // Three on two cores: process tests hold a worker mostly waiting on their child processes (servers, CLI
           // commands, schedules), and the other two keep both cores busy meanwhile.
           maxWorkers: 3,
+          // Files in one worker share its module cache: the app's module graph is evaluated once per worker instead
+          // of once per file (isolated, imports took ~105 s of the run's CPU; shared, ~14 s). The files keep no state
+          // in modules: no module mocks, no global stubs, every server, timer and connection closed in its hooks.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
