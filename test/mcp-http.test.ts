@@ -100,7 +100,15 @@ describe('MCP over Streamable HTTP', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     const first = ['track_product', 'create_alert_subscription'];
     const last = ['set_tracked_paused', 'untrack_product', 'delete_alert_subscription'];
-    for (const tool of tools.filter((t) => !first.includes(t.name) && !last.includes(t.name))) {
+    const middle = tools.filter((t) => !first.includes(t.name) && !last.includes(t.name));
+    // The lookups first, then the rest: price_history reads what they recorded once the recorder has written it (it
+    // batches its writes every 250 ms, and a busy machine can call the next tool sooner).
+    const lookupsFirst = [
+      ...middle.filter((t) => t.annotations?.openWorldHint === true),
+      ...middle.filter((t) => t.annotations?.openWorldHint !== true),
+    ];
+    for (const tool of lookupsFirst) {
+      if (tool.name === 'price_history') await app.history.recorder.flush();
       if (tool.name in LOOKUP_ARGS || tool.annotations?.openWorldHint !== true) {
         await call(tool, LOOKUP_ARGS[tool.name] ?? toolArgs(tool.name));
       } else {

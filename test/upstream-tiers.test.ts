@@ -222,15 +222,15 @@ describe('tiers, retries, proxies, breaker, limits', () => {
       starts.push(Date.now());
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBar));
     });
-    app = await testApp(env({ MARKETLENS_RESALE_B_MIN_INTERVAL_MS: '150' }));
+    app = await testApp(env({ MARKETLENS_RESALE_B_MIN_INTERVAL_MS: '200' }));
     await Promise.all([get(), get(), get()]);
     starts.sort((a, b) => a - b);
-    // Arrival times at the fake: the limiter spaces the sends, and one send delayed on its way (a busy machine, a new
-    // connection) narrows one gap and widens the next. Unlimited, the three arrive within a few ms of each other.
-    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(100);
-    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(100);
-    // The exact spacing of the limiter's grants (≥ the interval each) is src/upstream/limiter.test.ts's: arrival
-    // times here carry each request's own path delay, so only the coarse gaps are asserted on the wire.
+    // Arrival times at the fake, in this same process: the limiter grants the three sends 200 ms apart (400 ms from
+    // first to last), and each arrival then carries its own path delay and event-loop lag (over 70 ms on a loaded
+    // machine, which once made a single 150 ms gap measure 78). So the wire check is coarse: the first and last
+    // arrivals at least one interval apart, where unlimited the three arrive within a few ms of each other. The exact
+    // spacing of the limiter's grants (≥ the interval each) is src/upstream/limiter.test.ts's.
+    expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(200);
     expect(goat.count('/')).toBe(1); // concurrent lookups shared one home-page warm-up
   });
 
