@@ -3,7 +3,7 @@
  * (no container runtime here): which files a stage copies, the shell commands it runs, its ENV, CMD and so on.
  * Only the Dockerfile syntax the repository uses: `\` line continuations, `#` comments, JSON or shell forms.
  */
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo-root.js';
 
@@ -98,3 +98,13 @@ export function envOf(s: Stage, base: NodeJS.ProcessEnv = process.env): Record<s
 export const runs = (s: Stage): string[] => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
 export const one = (s: Stage, keyword: string): string | undefined =>
   s.instructions.filter((i) => i.keyword === keyword).at(-1)?.args;
+
+/** A COPY from the build context into a stage's work directory `root` (the image's /app), as the build runs it. */
+export function copyFromContext(sources: string[], destination: string, root: string): void {
+  for (const source of sources) {
+    const target = destination.endsWith('/')
+      ? join(root, destination, source.split('/').at(-1)!)
+      : join(root, destination);
+    cpSync(join(REPO_ROOT, source), target, { recursive: true });
+  }
+}
