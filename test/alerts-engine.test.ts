@@ -5,7 +5,7 @@
  * order while the receiver is down, 4xx stops, Retry-After, disabling after a failure streak.
  */
 import { SILENT_LOGGER } from '../src/platform/logger.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { AlertEngine } from '../src/alerts/engine.js';
 import type { EventType, WebhookFilter } from '../src/alerts/events.js';
@@ -72,7 +72,7 @@ function batch(prices: PriceSpec[], listingIds?: string[]): ObservationBatch {
 async function settledDeliveries(engine: AlertEngine, subscriptionId: string) {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const list = await engine.queue.list(subscriptionId, 10);
+    const list = await engine.queue.list(subscriptionId, 100);
     if (list.every((d) => d.status !== 'pending' && d.status !== 'inflight') || Date.now() > deadline) return list;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -84,10 +84,22 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     while (cleanups.length) await cleanups.pop()!();
   });
 
+  // One migrated store per engine, emptied before each test: creating and migrating a PostgreSQL database per test
+  // cost most of this file's wall time. The engine reads and writes only the alert tables, so empty ones are a fresh
+  // start (every engine of the previous test is closed, its sends finished, before they are emptied).
+  let store: TestStore | undefined;
+  beforeAll(async () => {
+    if (engineAvailable(engineName)) store = await openTestStore(engineName);
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
   async function setup(timing: Partial<DeliveryTiming> = FAST) {
-    const store: TestStore = await openTestStore(engineName);
+    const db = store!.db as unknown as Kysely<AlertTables>;
+    for (const table of ['alert_deliveries', 'alert_state', 'alert_subscriptions'] as const)
+      await db.deleteFrom(table).execute();
     const receiver: Receiver = await startReceiver();
-    const db = store.db as unknown as Kysely<AlertTables>;
     const engines: AlertEngine[] = [];
     const instance = () => {
       const e = new AlertEngine({ db, policy: { allowHttp: true, allowPrivate: true }, log: silent, timing });
@@ -99,25 +111,36 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
     cleanups.push(async () => {
       for (const e of engines) await e.close();
       await receiver.stop();
-      await store.close();
     });
     const subscribe = async (events: EventType[], filter: WebhookFilter = {}, url = receiver.url) => {
       const sub = await engine.subscriptions.create('key-a', { url, events, filter, description: null });
       receiver.setSecret(sub.secret);
       return sub;
     };
-    return { store, receiver, engine, instance, subscribe, db };
+    /**
+     * "Nothing else arrives", checked on the engines instead of by sleeping: once detection is idle every delivery is
+     * queued, so the subscription must hold exactly `n`; once all are delivered none is left to send, and closing the
+     * engines waits for any send still in flight (a duplicate). Then the receiver must have had exactly `n` requests.
+     */
+    const deliveredExactly = async (subscriptionId: string, n: number) => {
+      await Promise.all(engines.map((e) => e.idle()));
+      expect(await engine.queue.list(subscriptionId, 100)).toHaveLength(n);
+      const deliveries = await settledDeliveries(engine, subscriptionId);
+      expect(deliveries.map((d) => d.status)).toEqual(Array(n).fill('delivered'));
+      for (const e of engines) await e.close();
+      expect(receiver.all).toHaveLength(n);
+      return deliveries;
+    };
+    return { receiver, engine, instance, subscribe, deliveredExactly, db };
   }
 
   it.skipIf(!engineAvailable(engineName))(
     'sends exactly one verified price.changed per change, none for unchanged answers',
     async () => {
-      const { receiver, engine, subscribe } = await setup();
-      await subscribe(['price.changed']);
+      const { receiver, engine, subscribe, deliveredExactly } = await setup();
+      const sub = await subscribe(['price.changed']);
       for (const amount of [100, 100, 110, 110, 110, 95, 95]) engine.handleObservations(batch([{ amount }]));
-      await engine.idle();
-      await receiver.waitFor(2);
-      await new Promise((r) => setTimeout(r, 200)); // nothing else arrives
+      await deliveredExactly(sub.id, 2); // and nothing else arrives
       const messages = receiver.messages();
       expect(receiver.all.every((r) => r.verified)).toBe(true);
       expect(messages.map((m) => [m.type, m.data.old, m.data.new])).toEqual([
@@ -138,12 +161,10 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   );
 
   it.skipIf(!engineAvailable(engineName))('sends price.below / price.above once per threshold crossing', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['price.below', 'price.above'], { below: 100, above: 120 });
+    const { receiver, engine, subscribe, deliveredExactly } = await setup();
+    const sub = await subscribe(['price.below', 'price.above'], { below: 100, above: 120 });
     for (const amount of [130, 110, 90, 95, 125, 126, 90]) engine.handleObservations(batch([{ amount }]));
-    await engine.idle();
-    await receiver.waitFor(4);
-    await new Promise((r) => setTimeout(r, 200));
+    await deliveredExactly(sub.id, 4);
     expect(receiver.messages().map((m) => [m.type, m.data.old, m.data.new, m.data.threshold])).toEqual([
       ['price.above', null, 130, 120],
       ['price.below', 110, 90, 100],
@@ -155,10 +176,10 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'sends stock.changed when a size sells out or comes back, and applies filters',
     async () => {
-      const { receiver, engine, subscribe } = await setup();
-      await subscribe(['stock.changed']);
+      const { receiver, engine, subscribe, deliveredExactly } = await setup();
+      const sub = await subscribe(['stock.changed']);
       // Size 9 moves by under 1 %: this subscription must receive nothing (its messages would also fail verification).
-      await engine.subscriptions.create('key-a', {
+      const other = await engine.subscriptions.create('key-a', {
         url: `${receiver.url}?other`,
         events: ['price.changed'],
         filter: { sizes: ['9'], min_change_pct: 5 },
@@ -178,8 +199,8 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
           ]),
         );
       await engine.idle();
-      await receiver.waitFor(2);
-      await new Promise((r) => setTimeout(r, 200));
+      expect(await engine.queue.list(other.id, 100)).toEqual([]);
+      await deliveredExactly(sub.id, 2); // none to the other subscription either: the receiver saw 2 requests in all
       expect(receiver.all.map((r) => r.body.type)).toEqual(['stock.changed', 'stock.changed']);
       expect(receiver.messages().map((m) => [m.data.in_stock, m.data.price])).toEqual([
         [false, 100],
@@ -191,8 +212,8 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'stock.changed once per size, not once per price kind carrying the stock status',
     async () => {
-      const { receiver, engine, subscribe } = await setup();
-      await subscribe(['stock.changed']);
+      const { receiver, engine, subscribe, deliveredExactly } = await setup();
+      const sub = await subscribe(['stock.changed']);
       for (const inStock of [true, false, true])
         engine.handleObservations(
           batch([
@@ -200,9 +221,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
             { amount: 100, inStock },
           ]),
         );
-      await engine.idle();
-      await receiver.waitFor(2);
-      await new Promise((r) => setTimeout(r, 200));
+      await deliveredExactly(sub.id, 2);
       expect(receiver.all.map((r) => [r.body.type, r.body.data.in_stock, r.body.data.kind, r.body.data.price])).toEqual(
         [
           ['stock.changed', false, 'lowest_ask', 100],
@@ -213,15 +232,17 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   );
 
   it.skipIf(!engineAvailable(engineName))('min_change_pct, products and kinds filters', async () => {
-    const { receiver, engine, subscribe } = await setup();
-    await subscribe(['price.changed'], { min_change_pct: 5, products: ['555088-101'], kinds: ['lowest_ask'] });
+    const { receiver, engine, subscribe, deliveredExactly } = await setup();
+    const sub = await subscribe(['price.changed'], {
+      min_change_pct: 5,
+      products: ['555088-101'],
+      kinds: ['lowest_ask'],
+    });
     for (const amount of [100, 102, 120])
       engine.handleObservations(
         batch([{ amount }, { amount: amount * 2, kind: 'last_sale' }, { amount, productId: 'other' }]),
       );
-    await engine.idle();
-    await receiver.waitFor(1);
-    await new Promise((r) => setTimeout(r, 200));
+    await deliveredExactly(sub.id, 1);
     expect(receiver.messages().map((m) => [m.data.kind, m.data.product_id, m.data.old, m.data.new])).toEqual([
       ['lowest_ask', 'air-jordan-1-chicago', 102, 120],
     ]);
@@ -230,8 +251,8 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'listing.new / listing.removed from a watch search, product.not_found and marketplace.changed once',
     async () => {
-      const { receiver, engine, subscribe } = await setup();
-      await subscribe(['listing.new', 'listing.removed', 'product.not_found', 'marketplace.changed']);
+      const { receiver, engine, subscribe, deliveredExactly } = await setup();
+      const sub = await subscribe(['listing.new', 'listing.removed', 'product.not_found', 'marketplace.changed']);
       engine.handleObservations(batch([], ['a', 'b']));
       engine.handleObservations(batch([], ['b', 'a']));
       engine.handleObservations(batch([], ['b', 'c']));
@@ -250,9 +271,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
         error: new MarketlensError('not_found', 'no product'),
         at: t0 + 6,
       });
-      await engine.idle();
-      await receiver.waitFor(4);
-      await new Promise((r) => setTimeout(r, 200));
+      await deliveredExactly(sub.id, 4);
       expect(receiver.messages().map((m) => [m.type, m.data.listing_id ?? m.data.params?.query])).toEqual([
         ['listing.new', 'c'],
         ['listing.removed', 'a'],
@@ -265,8 +284,8 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'marketplace.changed: a success observed before the failure, handed in after it, does not re-arm it',
     async () => {
-      const { receiver, engine, subscribe } = await setup();
-      await subscribe(['marketplace.changed']);
+      const { receiver, engine, subscribe, deliveredExactly } = await setup();
+      const sub = await subscribe(['marketplace.changed']);
       const changed = new MarketlensError('upstream_changed', 'resale-b: buy_bar_data entry 0: sizeOption required');
       const fail = (at: number) =>
         engine.handleFailure({ operation: 'resale-b.prices', params: { query: 'x' }, error: changed, at });
@@ -276,9 +295,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
       fail(t0 + 2_000);
       engine.handleObservations(batch([{ amount: 100 }])); // a later success: the next format change is news again
       fail(t0 + 1_000);
-      await engine.idle();
-      await receiver.waitFor(2);
-      await new Promise((r) => setTimeout(r, 200));
+      await deliveredExactly(sub.id, 2);
       expect(receiver.messages().map((m) => [m.type, m.data.at])).toEqual([
         ['marketplace.changed', new Date(early.observedAt.getTime() + 1_000).toISOString()],
         ['marketplace.changed', new Date(t0 + 1_000).toISOString()],
@@ -289,9 +306,9 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'two instances on one database: each change detected and delivered once',
     async () => {
-      const { receiver, engine, instance, subscribe } = await setup();
+      const { receiver, engine, instance, subscribe, deliveredExactly } = await setup();
       const second = instance();
-      await subscribe(['price.changed']);
+      const sub = await subscribe(['price.changed']);
       const series = [100, 110, 120, 130, 140, 150].map((amount) =>
         batch([{ amount }, { amount: amount + 5, size: '11' }]),
       );
@@ -300,9 +317,7 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
         engine.handleObservations(b);
         second.handleObservations(b);
       }
-      await Promise.all([engine.idle(), second.idle()]);
-      await receiver.waitFor(10);
-      await new Promise((r) => setTimeout(r, 300));
+      await deliveredExactly(sub.id, 10); // both instances idle, then closed: neither sends anything more
       const got = receiver.messages();
       expect(got).toHaveLength(10);
       expect(new Set(receiver.all.map((r) => r.id)).size).toBe(receiver.all.length);
@@ -313,16 +328,18 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'receiver down, then up: every event delivered, in order, same webhook-id on retries',
     async () => {
-      const { receiver, engine, subscribe } = await setup();
-      await subscribe(['price.changed']);
+      const { receiver, engine, subscribe, deliveredExactly } = await setup();
+      const sub = await subscribe(['price.changed']);
       await receiver.stop();
       for (const amount of [100, 101, 102, 103, 104, 105]) engine.handleObservations(batch([{ amount }]));
       await engine.idle();
-      await new Promise((r) => setTimeout(r, 600)); // several failed attempts (connection refused)
+      // Several failed attempts (connection refused), seen on the queue: the first delivery's third claim means two
+      // attempts failed and were retried. (The list is newest first.)
+      const deadline = Date.now() + 5_000;
+      while (((await engine.queue.list(sub.id, 100)).at(-1)?.attempts ?? 0) < 3 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       await receiver.restart();
-      await receiver.waitFor(5);
-      const [sub] = await engine.subscriptions.list('key-a');
-      const deliveries = await settledDeliveries(engine, sub!.id);
+      const deliveries = await deliveredExactly(sub.id, 5);
       expect(receiver.messages().map((m) => m.data.new)).toEqual([101, 102, 103, 104, 105]);
       expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
       expect(deliveries.at(-1)!.attempts).toBeGreaterThan(1);
@@ -356,9 +373,10 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
   it.skipIf(!engineAvailable(engineName))(
     'a subscription failing for the whole disable period is disabled and says so',
     async () => {
-      const { receiver, engine, subscribe } = await setup({ ...FAST, disableAfterMs: 300 });
+      const { receiver, engine, subscribe, db } = await setup({ ...FAST, disableAfterMs: 300 });
       const sub = await subscribe(['price.changed']);
-      receiver.answer = () => ({ status: 500 });
+      // Only this subscription fails; the witness subscribed below answers 204.
+      receiver.answer = (req) => ({ status: req.url === '/hook' ? 500 : 204 });
       engine.handleObservations(batch([{ amount: 1 }]));
       engine.handleObservations(batch([{ amount: 2 }]));
       await engine.idle();
@@ -371,8 +389,27 @@ describe.each(ENGINES)('alert engine on %s', (engineName) => {
       expect(state).toMatchObject({ enabled: false });
       expect(state!.disabledReason).toMatch(/failed/);
       const hits = receiver.all.length;
-      await new Promise((r) => setTimeout(r, 300));
-      expect(receiver.all.length).toBe(hits); // no more attempts once disabled
+      // No more attempts once disabled, without waiting out its backoff: its queued deliveries are made due now, then
+      // a delivery to a witness subscription is queued. The claim that picks up the witness's delivery would pick up a
+      // due head of the disabled subscription too, and closing the engine waits for any send still in flight.
+      await db
+        .updateTable('alert_deliveries')
+        .set({ next_attempt_at: 0 })
+        .where('subscription_id', '=', sub.id)
+        .where('status', '=', 'pending')
+        .execute();
+      await engine.subscriptions.create('key-a', {
+        url: `${receiver.url}?witness`,
+        events: ['price.changed'],
+        filter: {},
+        description: null,
+      });
+      engine.handleObservations(batch([{ amount: 3 }]));
+      await engine.idle();
+      await receiver.answered(1);
+      await engine.close();
+      expect(receiver.all.filter((r) => r.path === '/hook')).toHaveLength(hits); // no more attempts once disabled
+      expect(receiver.all.filter((r) => r.path !== '/hook').map((r) => r.path)).toEqual(['/hook?witness']);
     },
   );
 });

@@ -33,20 +33,38 @@ export interface SlowGoat {
   failWith?: number;
   /** Added to every price, to tell a refreshed answer from an older one. */
   priceBump: number;
+  /**
+   * Holds every answer (after its delay) until `release()`: what a caller gets meanwhile did not wait for the
+   * upstream, without a bound on how long that took.
+   */
+  hold(): void;
+  release(): void;
   stop(): Promise<void>;
 }
 
 export async function startSlowGoat(delayMs = 300): Promise<SlowGoat> {
   const upstream = await new FakeUpstream().start();
+  let held: { until: Promise<void>; release(): void } | undefined;
   const goat: SlowGoat = {
     upstream,
     count: () => upstream.count(BUY_BAR),
     delayMs,
     priceBump: 0,
+    hold: () => {
+      if (held) return;
+      let release!: () => void;
+      const until = new Promise<void>((r) => (release = r));
+      held = { until, release };
+    },
+    release: () => {
+      held?.release();
+      held = undefined;
+    },
     stop: () => upstream.stop(),
   };
   upstream.on(BUY_BAR, async (req, res) => {
     await new Promise((r) => setTimeout(r, goat.delayMs));
+    if (held) await held.until;
     if (goat.failWith !== undefined) {
       res.writeHead(goat.failWith, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'failure' }));
       return;
