@@ -4,7 +4,10 @@
  * breaker with reopen time, last block and change). Then the key rule, and two instances sharing through Redis.
  */
 import type { FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RedisConnection } from '../src/platform/redis-connection.js';
+import type { StatusAggregator } from '../src/status/aggregator.js';
+import { PUBLISH_EVERY_MS, SharedStatus } from '../src/status/shared-status.js';
 import type { StatusView } from '../src/status/view.js';
 import { auth, testApp } from './support/app.js';
 import { FakeUpstream } from './support/fake-upstream.js';
@@ -193,8 +196,9 @@ describe('GET /api/v1/status', () => {
         await lookup(b, '/api/v1/scraper/resale-b/prices?query=203');
         mode = 'block';
         await lookup(b, '/api/v1/scraper/resale-b/prices?query=204');
-        // Instances publish every 5 s; wait for b's next publication.
-        await new Promise((r) => setTimeout(r, 5_500));
+        // Instances publish every PUBLISH_EVERY_MS (its cadence is checked below, with a fake clock): publish b's
+        // figures now instead of waiting 5 s for its next publication.
+        await b.marketlens.core.status.shared.publish();
         const s = await status(a);
         expect(s.shared).toBe(true);
         expect(s.instances).toHaveLength(2);
@@ -223,4 +227,29 @@ describe('GET /api/v1/status', () => {
     },
     20_000,
   );
+});
+
+describe('shared status publication', () => {
+  it('publishes at start, then every PUBLISH_EVERY_MS until stopped', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      // Only the cadence: what a publication writes is checked against Redis above.
+      const redis = { prefix: 'cadence:', isUp: false } as unknown as RedisConnection;
+      const shared = new SharedStatus({} as StatusAggregator, redis, 'cadence');
+      const publish = vi.spyOn(shared, 'publish').mockResolvedValue(undefined);
+      shared.start();
+      expect(publish).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(PUBLISH_EVERY_MS - 1);
+      expect(publish).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(1);
+      expect(publish).toHaveBeenCalledTimes(2);
+      vi.advanceTimersByTime(PUBLISH_EVERY_MS);
+      expect(publish).toHaveBeenCalledTimes(3);
+      await shared.stop();
+      vi.advanceTimersByTime(3 * PUBLISH_EVERY_MS);
+      expect(publish).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
