@@ -35,14 +35,14 @@ async function retryDueNow(db: TestDatabase): Promise<void> {
   const store = await openStore(db.config);
   try {
     const now = Date.now();
-    const { numUpdatedRows } = await (store.db as unknown as Kysely<AlertTables>)
+    // The head's retry (the deliveries behind it were due since they were queued). No count is asserted: on a very
+    // busy machine the backoff may have run out by now, and then there is nothing to move.
+    await (store.db as unknown as Kysely<AlertTables>)
       .updateTable('alert_deliveries')
       .set({ next_attempt_at: now })
       .where('status', '=', 'pending')
       .where('next_attempt_at', '>', now)
-      .executeTakeFirst();
-    // The head's retry (the deliveries behind it were due since they were queued).
-    expect(numUpdatedRows).toBeGreaterThanOrEqual(1n);
+      .execute();
   } finally {
     await store.close();
   }
