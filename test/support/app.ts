@@ -8,8 +8,9 @@ import { buildApp, type AppDeps } from '../../src/server/app.js';
 
 export const TEST_KEY = 'ml_test_key_for_http_tests_0123456789';
 
-export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({
+/** testConfig's variables: the tests' defaults, then `env` (a process of its own loads its config from these). */
+export function testEnv(env: Record<string, string> = {}): Record<string, string> {
+  return {
     MARKETLENS_DATA_DIR: mkdtempSync(join(tmpdir(), 'marketlens-test-')),
     MARKETLENS_API_KEYS: TEST_KEY,
     MARKETLENS_LOG_LEVEL: 'silent',
@@ -21,7 +22,11 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // No Chromium unless a test asks for it: blocked-site tests must not wait out challenges in a browser.
     MARKETLENS_BROWSER_PATH: 'none',
     ...env,
-  });
+  };
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig(testEnv(env));
 }
 
 export async function testApp(env: Record<string, string> = {}, deps: Partial<AppDeps> = {}): Promise<FastifyInstance> {
