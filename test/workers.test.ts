@@ -4,17 +4,18 @@
  * worker killed with -9 is replaced while the other keeps answering, and SIGTERM drains every worker and ends them
  * all. With 1, the service is the single process it always was.
  */
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
+import { monthWindow } from '../src/limits/calendar.js';
+import { openStore, type Engine } from '../src/store/index.js';
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from './support/stores.js';
 import { TEST_KEY } from './support/app.js';
-import { runCli, startServe, type Served } from './support/binary.js';
+import { runCli, startServe, type Ran, type Served } from './support/binary.js';
 import { get } from './support/http-get.js';
-import { closedPort } from './support/ports.js';
-import { PRICES, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
+import { BUY_BAR, PRICES, buyBarFor, startSlowGoat, type SlowGoat } from './support/slow-goat.js';
 
 type LogLine = Record<string, unknown> & { msg?: string; pid?: number };
 
@@ -29,9 +30,9 @@ function logLines(server: Served): LogLine[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, server: Served, ok: () => boolean, ms = 30_000): Promise<void> {
+async function until(what: string, server: Served, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${server.out()}`);
     await sleep(25);
   }
@@ -55,6 +56,49 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The port from the "listening" line of a server started on MARKETLENS_PORT=0 (every worker shares that one). */
+function listeningPort(server: Served): number {
+  const port = Number(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(server.out())?.[1]);
+  if (!(port > 0)) throw new Error(`no listening port:\n${server.out()}`);
+  return port;
+}
+
+/** Requests counted in the database for this month (every key): what the workers have written. */
+async function writtenThisMonth(db: TestDatabase): Promise<number> {
+  const store = await openStore(db.config, undefined, { migrate: false, poolSize: 1 });
+  try {
+    const row = await store.db
+      .selectFrom('usage_counts')
+      .select((eb) => eb.fn.sum<number | string>('count').as('n'))
+      .where('period', '=', monthWindow(Date.now()).id)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Pids of the workers that said they listen, in order. */
+function workerPidsOf(server: Served): number[] {
+  return logLines(server)
+    .filter((l) => l.msg === 'worker listening')
+    .map((l) => l.workerPid as number);
+}
+
+/**
+ * Whether a connection to `port` is refused (nothing listens). Only a TCP connect: the primary accepts connections
+ * and hands them on, and one handed to a worker that is closing may never be answered.
+ */
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+}
+
 function baseEnv(port: number, extra: Record<string, string>): Record<string, string> {
   return {
     MARKETLENS_HOST: '127.0.0.1',
@@ -71,38 +115,106 @@ function baseEnv(port: number, extra: Record<string, string>): Record<string, st
   };
 }
 
+interface Cluster {
+  db: TestDatabase;
+  goat: SlowGoat;
+  server: Served;
+  port: number;
+}
+
+/**
+ * A primary with two workers on `engine`, on a port the system picks (MARKETLENS_PORT=0: servers that start together
+ * cannot be handed the same port, as a port found free and released could be).
+ */
+async function startCluster(engine: Engine): Promise<Cluster> {
+  const db = await createTestDatabase(engine);
+  const goat = await startSlowGoat(0);
+  try {
+    const server = await startServe(
+      baseEnv(0, {
+        ...db.env,
+        MARKETLENS_WORKERS: '2',
+        MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin,
+        // The SIGTERM test holds lookups at the upstream across the drain: no deadline may end them first.
+        MARKETLENS_DEADLINE_MS: '30000',
+        MARKETLENS_ATTEMPT_TIMEOUT_MS: '30000',
+      }),
+    );
+    try {
+      await until('both workers', server, () => /all workers listening/.test(server.out()));
+    } catch (e) {
+      server.child.kill('SIGKILL');
+      throw e;
+    }
+    return { db, goat, server, port: listeningPort(server) };
+  } catch (e) {
+    await goat.stop();
+    await db.drop();
+    throw e;
+  }
+}
+
+/** The primary of `MARKETLENS_WORKERS=2` on a port in use, run to its end. */
+async function runOnPortInUse(): Promise<Ran> {
+  const taken = createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  const port = (taken.address() as { port: number }).port;
+  try {
+    return await runCli(['serve'], baseEnv(port, { MARKETLENS_WORKERS: '2' }));
+  } finally {
+    taken.close();
+  }
+}
+
+/**
+ * What every describe below starts (a cluster per engine, the port-in-use run, the single process) starts here, all
+ * at once: their start-up CPU is spent in parallel, before the first test, instead of one after another between
+ * tests. Each describe awaits its own (a failure is reported there; the no-op catch only keeps it from counting as
+ * unhandled until then).
+ */
+const starting: {
+  clusters: Partial<Record<Engine, Promise<Cluster>>>;
+  portInUse?: Promise<Ran>;
+  single?: Promise<Served>;
+} = { clusters: {} };
+
+beforeAll(() => {
+  for (const engine of ENGINES) if (engineAvailable(engine)) starting.clusters[engine] = startCluster(engine);
+  const portInUse = (starting.portInUse = runOnPortInUse());
+  const single = (starting.single = startServe(baseEnv(0, { MARKETLENS_WORKERS: '1' })));
+  for (const p of [...Object.values(starting.clusters), portInUse, single]) p.catch(() => undefined);
+});
+
+afterAll(async () => {
+  // Whatever a test did not end (it failed half-way, or was not run): never leave a child behind.
+  const ended = (s: Served) => s.child.exitCode !== null || s.child.signalCode !== null;
+  for (const started of await Promise.allSettled(Object.values(starting.clusters))) {
+    if (started.status === 'rejected') continue;
+    const { server, goat, db } = started.value;
+    if (!ended(server)) server.child.kill('SIGKILL');
+    for (const pid of workerPidsOf(server)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await goat.stop();
+    await db.drop();
+  }
+  const single = await starting.single?.catch(() => undefined);
+  if (single && !ended(single)) single.child.kill('SIGKILL');
+  await starting.portInUse?.catch(() => undefined);
+}, 60_000);
+
 describe.each(ENGINES)('MARKETLENS_WORKERS=2 on %s: two workers behind one port', (engine) => {
   const it = base.skipIf(!engineAvailable(engine));
-  let db: TestDatabase | undefined;
+  let db: TestDatabase;
   let goat: SlowGoat;
   let server: Served;
   let port: number;
-  /** Pids of the workers that said they listen, in order. */
-  const workerPids = () =>
-    logLines(server)
-      .filter((l) => l.msg === 'worker listening')
-      .map((l) => l.workerPid as number);
+  const workerPids = () => workerPidsOf(server);
   let lookupsSent = 0;
   let nextId = 8100;
 
   beforeAll(async () => {
     if (!engineAvailable(engine)) return;
-    db = await createTestDatabase(engine);
-    goat = await startSlowGoat(0);
-    port = await closedPort();
-    server = await startServe(
-      baseEnv(port, { ...db.env, MARKETLENS_WORKERS: '2', MARKETLENS_RESALE_B_ORIGIN: goat.upstream.origin }),
-    );
-    await until('both workers', server, () => /all workers listening/.test(server.out()));
-  }, 60_000);
-  afterAll(async () => {
-    if (!db) return;
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-    for (const pid of workerPids()) if (alive(pid)) process.kill(pid, 'SIGKILL');
-    await goat.stop();
-    await db.drop();
-  });
-
+    ({ db, goat, server, port } = await starting.clusters[engine]!);
+  }, 90_000);
   it('says at start-up how many workers run and that caches and rate limits are per worker', () => {
     const line = logLines(server).find((l) => l.role === 'primary' && l.workers === 2 && /starting/.test(l.msg!));
     expect(line?.msg, server.out()).toMatch(/caches and rate limits are per worker/);
@@ -132,8 +244,10 @@ describe.each(ENGINES)('MARKETLENS_WORKERS=2 on %s: two workers behind one port'
     );
     lookupsSent += answers.length;
     for (const a of answers) expect(a.status, a.body).toBe(200);
-    // Each worker writes its counts at most 250 ms after its last request.
-    await sleep(800);
+    // Each worker writes its counts shortly after its last request, and answers with the written counts plus its own
+    // unwritten ones: wait until the database holds every request (none is left unwritten in either worker, so
+    // either one's answer must now be exact).
+    await until('every request written', server, async () => (await writtenThisMonth(db)) >= lookupsSent, 10_000);
     const pidsSeen = new Set<number>();
     for (let i = 0; i < 6; i++) {
       const r = await get(port, '/api/v1/usage', { 'x-api-key': TEST_KEY });
@@ -192,10 +306,21 @@ describe.each(ENGINES)('MARKETLENS_WORKERS=2 on %s: two workers behind one port'
     'SIGTERM: every in-flight lookup completes, every worker exits, the primary exits 0',
     { timeout: 30_000 },
     async () => {
-      goat.delayMs = 1500;
+      // The upstream holds these lookups' answers until the test releases them: in flight for the whole drain,
+      // however long the steps before the signal take on a busy machine.
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      goat.upstream.on(BUY_BAR, async (req, res) => {
+        await released;
+        const id = req.query.get('productTemplateId') ?? '0';
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(buyBarFor(id)));
+      });
       const before = goat.count();
       const ids = Array.from({ length: 6 }, () => nextId++);
-      const lookups = ids.map((id) => get(port, `${PRICES}?query=${id}&country=US`, { 'x-api-key': TEST_KEY }));
+      let settled = 0;
+      const lookups = ids.map((id) =>
+        get(port, `${PRICES}?query=${id}&country=US`, { 'x-api-key': TEST_KEY }).finally(() => settled++),
+      );
       // Seen by the test's checks below even if one fails first (the server is killed then, and they reject).
       for (const l of lookups) l.catch(() => undefined);
       await until('lookups in flight', server, () => goat.count() - before === 6, 10_000);
@@ -209,9 +334,20 @@ describe.each(ENGINES)('MARKETLENS_WORKERS=2 on %s: two workers behind one port'
       expect(inFlightOn.size, 'lookups in flight on both workers').toBe(2);
       const signalledAt = Date.now();
       server.child.kill('SIGTERM');
+      // Each worker keeps serving for its shutdown delay, then closes its listener; the primary closes the port
+      // once both have. Until then a new connection is still answered.
+      const giveUpAt = Date.now() + 15_000;
+      while ((await connectionRefused(port)) === false) {
+        if (Date.now() > giveUpAt) throw new Error(`the port was not closed after SIGTERM:\n${server.out()}`);
+        await sleep(25);
+      }
+      // The lookups were still in flight when both workers had stopped listening: their upstream answers only now.
+      expect(settled).toBe(0);
+      release();
       const answers = await Promise.all(lookups);
       for (const a of answers) expect(a.status, a.body).toBe(200);
-      expect(Date.now() - signalledAt).toBeGreaterThan(500);
+      // Not before the workers' shutdown delay (MARKETLENS_SHUTDOWN_DELAY_MS in baseEnv).
+      expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(300);
       const code = await Promise.race([server.exited, sleep(15_000).then(() => 'still running')]);
       expect(code, server.out()).toBe(0);
       for (const pid of workerPids()) expect(alive(pid), `worker ${pid} still running`).toBe(false);
@@ -225,20 +361,14 @@ describe('MARKETLENS_WORKERS=2 that cannot start', () => {
   base(
     'a port in use: the workers say why and the primary exits 1 instead of re-forking them forever',
     async () => {
-      const taken = createServer();
-      await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
-      const port = (taken.address() as { port: number }).port;
-      try {
-        const ran = await runCli(['serve'], baseEnv(port, { MARKETLENS_WORKERS: '2' }));
-        expect(ran.code, ran.stdout + ran.stderr).toBe(1);
-        // One line naming the cause and the setting (src/startup-error.ts), no stack trace.
-        expect(ran.stderr).toMatch(/port \d+ is in use on 127\.0\.0\.1: set MARKETLENS_PORT/);
-        expect(ran.stderr).not.toMatch(/\n\s+at /);
-        expect(ran.stdout).toMatch(/a worker failed to start/);
-        expect(ran.stdout).not.toMatch(/worker died; starting another/);
-      } finally {
-        taken.close();
-      }
+      // Run to its end beside the other start-ups (the file's beforeAll).
+      const ran = await starting.portInUse!;
+      expect(ran.code, ran.stdout + ran.stderr).toBe(1);
+      // One line naming the cause and the setting (src/startup-error.ts), no stack trace.
+      expect(ran.stderr).toMatch(/port \d+ is in use on 127\.0\.0\.1: set MARKETLENS_PORT/);
+      expect(ran.stderr).not.toMatch(/\n\s+at /);
+      expect(ran.stdout).toMatch(/a worker failed to start/);
+      expect(ran.stdout).not.toMatch(/worker died; starting another/);
     },
     30_000,
   );
@@ -246,9 +376,9 @@ describe('MARKETLENS_WORKERS=2 that cannot start', () => {
 
 describe('MARKETLENS_WORKERS=1 (the default): one process, no cluster', () => {
   base('serves from the process that was started, with no primary', async () => {
-    const port = await closedPort();
-    const server = await startServe(baseEnv(port, { MARKETLENS_WORKERS: '1' }));
+    const server = await starting.single!;
     try {
+      const port = listeningPort(server);
       for (let i = 0; i < 3; i++) expect((await get(port, '/healthz')).status).toBe(200);
       await until('request logs', server, () => answeringPids(server, '/healthz').size > 0, 5_000);
       expect([...answeringPids(server, '/healthz')]).toEqual([server.child.pid]);
