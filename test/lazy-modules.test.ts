@@ -7,24 +7,28 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TSX_LOADER, cleanEnv } from './support/binary.js';
+import { testEnv } from './support/app.js';
+import { cleanEnv } from './support/binary.js';
 import { REPO_ROOT } from './support/repo-root.js';
 import { TEST_REDIS_URL, deletePrefix, redisAvailable, uniquePrefix } from './support/redis.js';
 
-/** Builds and starts the app with `env`, then prints whether bullmq is in the CommonJS module cache. */
+/**
+ * Builds and starts the compiled app (dist, which the vitest global setup builds from the sources under test) with
+ * testApp's configuration plus `env`, then prints whether bullmq is in the CommonJS module cache.
+ */
 function bullmqLoadedAfterStart(env: Record<string, string>): boolean {
-  const url = (file: string) => JSON.stringify(pathToFileURL(join(REPO_ROOT, file)).href);
+  const dist = (file: string) => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', file)).href);
   const script = `
     import { createRequire } from 'node:module';
-    const { buildApp } = await import(${url('src/server/app.ts')});
-    const { testConfig } = await import(${url('test/support/app.ts')});
-    const app = await buildApp({ config: testConfig(${JSON.stringify(env)}) });
+    const { buildApp } = await import(${dist('server/app.js')});
+    const { loadConfig } = await import(${dist('config.js')});
+    const app = await buildApp({ config: loadConfig(${JSON.stringify(testEnv(env))}) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const loaded = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/bullmq/'));
     await app.close();
     process.stdout.write(JSON.stringify({ loaded }));
     process.exit(0);`;
-  const out = execFileSync(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: cleanEnv({}),
     cwd: REPO_ROOT,
     encoding: 'utf8',

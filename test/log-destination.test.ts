@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bufferedStdout } from '../src/server/log-destination.js';
-import { TSX_LOADER, cleanEnv } from './support/binary.js';
+import { cleanEnv } from './support/binary.js';
 import { REPO_ROOT } from './support/repo-root.js';
 
 const tmpFile = () => join(mkdtempSync(join(tmpdir(), 'marketlens-log-')), 'out.log');
@@ -54,14 +54,15 @@ describe('the batched log destination', () => {
   });
 
   it('a process that exits with lines gathered writes them first', () => {
-    const module = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'src/server/log-destination.ts')).href);
+    // The compiled module (dist, built from the sources under test by the vitest global setup): plain node starts fast.
+    const module = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist/server/log-destination.js')).href);
     // Lines fewer than a batch, then exit at once: only the exit flush can write them.
     const script = `
       const { bufferedStdout } = await import(${module});
       const out = bufferedStdout(1);
       for (let i = 0; i < 20; i++) out.stream.write('{"line":' + i + '}\\n');
       process.exit(0);`;
-    const stdout = execFileSync(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], {
+    const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
       env: cleanEnv({}),
       encoding: 'utf8',
     });
