@@ -69,7 +69,8 @@ export default defineConfig({
         },
       },
       {
-        test: { ...shared, name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        // One worker, so its files share one module cache as well.
+        test: { ...shared, name: 'alone', include: ALONE, maxWorkers: 1, isolate: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
