@@ -4,20 +4,13 @@ import { invalidParam } from '../errors.js';
 import { BUILT_IN_REGISTRY, type Registry } from '../operations/registry.js';
 import { zodToInvalidParameter } from '../param-errors.js';
 import { recordedOperations } from './extract/index.js';
-import { PRICE_KINDS } from './observation.js';
-import { INTERVALS, type Interval } from './series.js';
-import { parseTimeRange } from './time-param.js';
+import { seriesParams, singleValued } from './series-params.js';
 
 const HISTORY_KEYS = ['operation', 'size', 'kind', 'from', 'to', 'interval', 'format', 'max_age'] as const;
 
 /** Splits the history route's own parameters from the lookup's, validates both; the lookup's go through its schema. */
 export function historyParams(query: Record<string, unknown>, registry: Registry = BUILT_IN_REGISTRY) {
-  const str = (k: string): string | undefined => {
-    const v = query[k];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string') throw invalidParam(k, 'must be given once');
-    return v;
-  };
+  const str = singleValued(query);
   const opName = str('operation');
   const recorded = recordedOperations(registry);
   if (!opName) throw invalidParam('operation', `is required: one of ${recorded.join(', ')}`);
@@ -29,27 +22,18 @@ export function historyParams(query: Record<string, unknown>, registry: Registry
   const checked = op.params.safeParse(lookupParams);
   if (!checked.success) throw zodToInvalidParameter(checked.error);
   const canonical = op.canonicalParams ? op.canonicalParams(checked.data) : checked.data;
-  const { from, to } = parseTimeRange(str, Date.now());
-  const interval = str('interval');
-  if (interval !== undefined && !Object.hasOwn(INTERVALS, interval))
-    throw invalidParam('interval', 'must be hour, day or week');
-  const kind = str('kind');
-  if (kind !== undefined && !(PRICE_KINDS as readonly string[]).includes(kind))
-    throw invalidParam('kind', `must be one of ${PRICE_KINDS.join(', ')}`);
-  const format = str('format');
-  if (format !== undefined && !['json', 'csv', 'svg'].includes(format))
-    throw invalidParam('format', 'must be json, csv or svg');
+  const { from, to, interval, kind, format } = seriesParams(str, Date.now());
   return {
     operation: op.name,
     params: canonical,
-    format: format as 'json' | 'csv' | 'svg' | undefined,
+    format,
     series: {
       lookupKey: cacheKey(op.name, canonical),
       from,
       to,
       size: str('size'),
       kind,
-      interval: interval as Interval | undefined,
+      interval,
     },
   };
 }

@@ -9,8 +9,8 @@ import { invalidParam, MarketlensError } from '../errors.js';
 import { renderChart } from '../history/chart.js';
 import { toCsv, wantsCsv } from '../history/csv.js';
 import { PRICE_KINDS } from '../history/observation.js';
-import { INTERVALS, querySeries, type Interval, type Series } from '../history/series.js';
-import { parseTimeRange } from '../history/time-param.js';
+import { querySeries, type Interval, type Series } from '../history/series.js';
+import { seriesParams, singleValued, type SeriesFormat } from '../history/series-params.js';
 import { COSTS_ONE_REQUEST } from '../limits/http.js';
 import { MARKETPLACE_INFO } from '../marketplaces/catalog.js';
 import { problemResponses } from '../server/openapi.js';
@@ -36,7 +36,7 @@ export interface ProductHistoryQuery {
   sizeSystem?: SizeSystem;
   kind?: string;
   interval?: Interval;
-  format?: 'json' | 'csv' | 'svg';
+  format?: SeriesFormat;
 }
 
 export function registerProductHistoryRoute(
@@ -190,22 +190,8 @@ const KEYS = ['size', 'size_system', 'kind', 'from', 'to', 'interval', 'format']
 /** The route's query, validated: a 400 naming the parameter for anything else or anything malformed. */
 export function productHistoryParams(query: Record<string, unknown>): ProductHistoryQuery {
   for (const k of Object.keys(query)) if (!KEYS.includes(k)) throw invalidParam(k, 'is not a parameter of this route');
-  const str = (k: string): string | undefined => {
-    const v = query[k];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string') throw invalidParam(k, 'must be given once');
-    return v;
-  };
-  const { from, to } = parseTimeRange(str, Date.now());
-  const interval = str('interval');
-  if (interval !== undefined && !Object.hasOwn(INTERVALS, interval))
-    throw invalidParam('interval', 'must be hour, day or week');
-  const kind = str('kind');
-  if (kind !== undefined && !(PRICE_KINDS as readonly string[]).includes(kind))
-    throw invalidParam('kind', `must be one of ${PRICE_KINDS.join(', ')}`);
-  const format = str('format');
-  if (format !== undefined && !['json', 'csv', 'svg'].includes(format))
-    throw invalidParam('format', 'must be json, csv or svg');
+  const str = singleValued(query);
+  const { from, to, interval, kind, format } = seriesParams(str, Date.now());
   const size = str('size')?.trim();
   if (size !== undefined && (size === '' || size.length > 20)) throw invalidParam('size', 'must be a size label');
   const system = str('size_system');
@@ -217,8 +203,8 @@ export function productHistoryParams(query: Record<string, unknown>): ProductHis
     size,
     sizeSystem: system as SizeSystem | undefined,
     kind,
-    interval: interval as Interval | undefined,
-    format: format as ProductHistoryQuery['format'],
+    interval,
+    format,
   };
 }
 
