@@ -8,7 +8,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,7 +21,7 @@ import { compiled } from './lib/compiled.js';
 import { startGoatFake } from './lib/goat-fake.js';
 import { benchEnv } from './lib/scenarios.js';
 import { envInt, median, round } from './lib/stats.js';
-import { defaultGenerator, load } from './lib/versus-bare.js';
+import { defaultGenerator, get, load } from './lib/versus-bare.js';
 
 const CACHED_PATH = '/api/v1/scraper/resale-b/prices?query=1341930';
 
@@ -36,25 +35,6 @@ export interface WorkersResult {
   round_ratios: number[];
   /** Which load generator measured both: wrk when installed, else autocannon (in this process). */
   generator: 'wrk' | 'autocannon';
-}
-
-/** One GET on a fresh connection (so the cluster primary hands it to the next worker in turn). */
-function get(port: number, path: string): Promise<{ status: number; body: Buffer; type: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { 'x-api-key': TEST_KEY }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks),
-          type: res.headers['content-type'] ?? '',
-        }),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 export async function workersFigure(

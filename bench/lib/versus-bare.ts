@@ -84,8 +84,11 @@ export interface VersusBareResult {
   generator: Generator;
 }
 
-/** One GET with the key; the body and content type. */
-function get(port: number, path: string): Promise<{ status: number; body: Buffer; type: string }> {
+/**
+ * One GET with the bench's key, on a fresh connection (behind a cluster primary, each goes to the next worker in
+ * turn); the status, body and content type.
+ */
+export function get(port: number, path: string): Promise<{ status: number; body: Buffer; type: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers: { 'x-api-key': TEST_KEY }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
